@@ -1,0 +1,96 @@
+#pragma once
+// The interface between the engine and a compute device. A backend owns the model's weights in its
+// own layout and the paged KV pools; it runs one ForwardBatch per step and, by default, samples on
+// the host with the CPU sampler (the CUDA backend samples on the device instead).
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/backend/forward_batch.h"
+#include "engine/kv/kv_layout.h"
+#include "engine/sampling/sampling_params.h"
+
+namespace folio {
+
+struct Model;
+
+struct MemoryInfo {
+    uint64_t device_used = 0;   // bytes in use on the device (GPU) or by the process (CPU: RSS)
+    uint64_t device_total = 0;  // bytes on the device (GPU) or physical RAM (CPU)
+    uint64_t weights = 0;       // bytes of weights as the backend holds them
+    uint64_t kv_cache = 0;      // bytes of the KV pools
+    // GPU only, when NVML is present; negative when unknown.
+    int utilization_pct = -1;
+    int temperature_c = -1;
+    int power_w = -1;
+};
+
+// What the sampler needs for one logits row. The history spans point into the engine's sequences and
+// stay valid for the call.
+struct SamplingRow {
+    const SamplingParams* params = nullptr;
+    const int32_t* prompt_ids = nullptr;   // for the repetition penalty
+    int num_prompt_ids = 0;
+    const int32_t* output_ids = nullptr;   // generated so far (repetition/presence/frequency)
+    int num_output_ids = 0;
+    uint64_t seed = 0;       // the request's seed
+    uint64_t step = 0;       // index of the token being sampled; with seed it picks the random number
+};
+
+class Backend {
+public:
+    virtual ~Backend() = default;
+
+    virtual std::string name() const = 0;  // "cpu", "cuda"
+    virtual std::string device_name() const = 0;  // "Intel Xeon ... (2 threads)", "NVIDIA GeForce RTX 4090"
+
+    // Bytes one KV block takes (all layers, K and V) in this backend's element type.
+    virtual size_t kv_bytes_per_block(const KvLayout& layout) const = 0;
+    // How many blocks fit in `budget_bytes` (CPU) or in gpu_memory_utilization of the device (CUDA,
+    // budget_bytes ignored when 0). Throws folio::Error naming sizes when not even `min_blocks` fit.
+    virtual int64_t plan_kv_blocks(const KvLayout& layout, uint64_t budget_bytes, int64_t min_blocks) const = 0;
+    // Allocates the KV pools (layout.num_blocks blocks). Called once before the first forward.
+    virtual void allocate_kv(const KvLayout& layout) = 0;
+
+    // Runs the model on the batch, writing the KV of every query token into its slot and, for each
+    // sequence with want_logits, the logits of its last token: `logits` is resized to
+    // [num_logit_rows, vocab] in the order of batch.seqs. Results for a sequence do not depend on
+    // the other sequences in the batch.
+    virtual void forward(const ForwardBatch& batch, std::vector<float>& logits) = 0;
+
+    // forward() then one sampled token per logits row. The default samples on the host.
+    virtual void forward_and_sample(const ForwardBatch& batch, const std::vector<SamplingRow>& rows,
+                                    std::vector<int32_t>& sampled);
+
+    // Copy-on-write support: copies whole blocks (all layers, K and V), src -> dst.
+    virtual void copy_blocks(const std::vector<std::pair<int32_t, int32_t>>& src_dst) = 0;
+
+    virtual MemoryInfo memory() const = 0;
+
+protected:
+    std::vector<float> scratch_logits_;
+};
+
+enum class BackendKind { Auto, Cpu, Cuda };
+
+struct BackendOptions {
+    BackendKind kind = BackendKind::Auto;
+    int num_threads = 0;  // CPU: 0 = all hardware threads
+    int device = 0;       // CUDA device ordinal
+    float gpu_memory_utilization = 0.90f;
+    // Load progress for weight upload (0..1); may be empty.
+    std::function<void(float)> progress;
+};
+
+// Parses "auto", "cpu", "cuda"; throws folio::Error otherwise.
+BackendKind parse_backend_kind(const std::string& s);
+// True when a CUDA device is usable (built with CUDA and a device is present).
+bool cuda_available();
+// Makes the backend for a loaded model. `auto` picks CUDA when available. Throws folio::Error when
+// the requested backend is not built in or no device is present.
+std::unique_ptr<Backend> make_backend(const Model& model, const BackendOptions& options);
+
+}  // namespace folio

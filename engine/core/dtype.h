@@ -1,0 +1,41 @@
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+namespace folio {
+
+// Element types a checkpoint may hold. Only these are accepted from safetensors files.
+enum class DType : uint8_t { F32, F16, BF16, I32 };
+
+constexpr size_t dtype_size(DType t) {
+    switch (t) {
+        case DType::F32: return 4;
+        case DType::F16: return 2;
+        case DType::BF16: return 2;
+        case DType::I32: return 4;
+    }
+    return 0;
+}
+
+constexpr std::string_view dtype_name(DType t) {
+    switch (t) {
+        case DType::F32: return "F32";
+        case DType::F16: return "F16";
+        case DType::BF16: return "BF16";
+        case DType::I32: return "I32";
+    }
+    return "?";
+}
+
+// Parses a safetensors dtype string ("F32", "F16", "BF16", "I32"); nullopt for anything else.
+inline std::optional<DType> parse_dtype(std::string_view s) {
+    if (s == "F32") return DType::F32;
+    if (s == "F16") return DType::F16;
+    if (s == "BF16") return DType::BF16;
+    if (s == "I32") return DType::I32;
+    return std::nullopt;
+}
+
+}  // namespace folio

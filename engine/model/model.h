@@ -1,0 +1,67 @@
+#pragma once
+// A loaded model: everything the engine needs from a Hugging Face folder or a dummy:NAME spec.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/model/model_config.h"
+#include "engine/model/weights.h"
+#include "engine/tokenizer/tokenizer.h"
+
+namespace folio {
+
+// tokenizer_config.json: BOS/EOS handling and the chat template.
+struct TokenizerConfig {
+    bool add_bos_token = true;
+    bool add_eos_token = false;
+    std::string bos_token = "<s>";  // may be given as a string or an {"content": ...} object
+    std::string eos_token = "</s>";
+    std::string unk_token = "<unk>";
+    std::optional<std::string> chat_template;  // the "default" one when a list of named templates is given
+    int model_max_length = 0;                  // 0 when absent or absurd (HF uses 1e30 for "none")
+};
+
+// generation_config.json: the checkpoint's own sampling defaults.
+struct GenerationDefaults {
+    std::vector<int> eos_token_ids;
+    bool do_sample = false;
+    std::optional<float> temperature, top_p, repetition_penalty;
+    std::optional<int> top_k;
+};
+
+struct Model {
+    std::string spec;  // what the user gave: a folder path or "dummy:NAME"
+    std::string name;  // for display: folder name or dummy name
+    ModelConfig config;
+    ModelWeights weights;
+    std::shared_ptr<const Tokenizer> tokenizer;
+    TokenizerConfig tokenizer_config;
+    GenerationDefaults generation;
+
+    // Every id that ends generation: config eos ids, generation_config eos ids, tokenizer eos.
+    std::vector<int> stop_token_ids() const;
+    // "fp16", "bf16", "fp32" or "awq-int4-g128".
+    std::string quantization_name() const;
+    int context_length() const { return config.max_position_embeddings; }
+};
+
+struct LoadOptions {
+    // 0..1 as tensors are mapped/validated/generated; called from the loading thread.
+    std::function<void(float)> progress;
+    // dummy: models only: a folder or file with tokenizer.model to use (otherwise a byte tokenizer).
+    std::string tokenizer_path;
+    uint64_t seed = 1234;
+};
+
+// Loads a local HF folder or a dummy:NAME model. Throws folio::Error with a message naming the file,
+// tensor or setting at fault.
+std::unique_ptr<Model> load_model(const std::string& spec, const LoadOptions& options = {});
+
+// Tokenizer-only loading (a folder with tokenizer.model, or the file itself).
+std::shared_ptr<const Tokenizer> load_tokenizer(const std::string& path);
+TokenizerConfig load_tokenizer_config(const std::string& model_dir);  // defaults when the file is absent
+
+}  // namespace folio

@@ -1,0 +1,62 @@
+#pragma once
+// Hyper-parameters of a Llama-family checkpoint, read from config.json (plus the AWQ settings, which
+// may sit in config.json's quantization_config or in a separate quant_config.json/quantize_config.json).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/core/dtype.h"
+
+namespace folio {
+
+// Llama-3.1 style "llama3" rope scaling, or linear/dynamic-free "linear" scaling.
+struct RopeScaling {
+    std::string type;  // "llama3" or "linear"
+    float factor = 1.0f;
+    float low_freq_factor = 1.0f;
+    float high_freq_factor = 4.0f;
+    int original_max_position_embeddings = 8192;
+};
+
+struct QuantConfig {
+    enum class Method { None, Awq };
+    Method method = Method::None;
+    int bits = 4;
+    int group_size = 128;
+    bool zero_point = true;
+    std::string version = "gemm";
+    // Linear modules left unquantized (matched as substrings of the tensor name, as AutoAWQ does).
+    std::vector<std::string> modules_to_not_convert;
+};
+
+struct ModelConfig {
+    std::string architecture;  // "LlamaForCausalLM" or "MistralForCausalLM"
+    std::string model_type;    // "llama", "mistral"
+    int hidden_size = 0;
+    int intermediate_size = 0;
+    int num_layers = 0;
+    int num_heads = 0;
+    int num_kv_heads = 0;
+    int head_dim = 0;  // hidden_size / num_heads unless config.json says otherwise
+    int vocab_size = 0;
+    int max_position_embeddings = 2048;
+    float rms_norm_eps = 1e-5f;
+    float rope_theta = 10000.0f;
+    std::optional<RopeScaling> rope_scaling;
+    std::optional<int> sliding_window;  // Mistral v0.1 (4096); null for v0.2+
+    bool tie_word_embeddings = false;
+    int bos_token_id = 1;
+    std::vector<int> eos_token_ids{2};
+    DType torch_dtype = DType::F16;
+    QuantConfig quant;
+};
+
+// Parses config.json (and the AWQ side files next to it). Throws folio::Error naming the file and the
+// field when a value is missing, of the wrong type, inconsistent (e.g. heads not dividing hidden size)
+// or when the architecture is not a supported Llama-family one.
+ModelConfig load_model_config(const std::string& model_dir);
+
+// Same, from an already parsed JSON text; `source` names the file in error messages.
+ModelConfig parse_model_config(const std::string& json_text, const std::string& source);
+
+}  // namespace folio

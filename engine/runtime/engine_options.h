@@ -1,0 +1,26 @@
+#pragma once
+#include <cstdint>
+
+#include "engine/backend/backend.h"
+
+namespace folio {
+
+enum class BatchingMode {
+    Continuous,  // iteration-level scheduling (the product)
+    Static,      // wait for a full batch, run it to its longest end; only for benchmark comparisons
+};
+
+struct EngineOptions {
+    BackendOptions backend;
+    int block_size = 16;
+    // KV pool size: an explicit block count wins; else a byte budget (CPU) or gpu_memory_utilization.
+    int64_t num_kv_blocks = 0;
+    uint64_t kv_cache_bytes = 0;   // 0: CPU default of 1/4 of free RAM, capped at 8 GiB
+    int max_num_seqs = 64;
+    int max_num_batched_tokens = 2048;
+    bool enable_prefix_caching = true;
+    BatchingMode batching = BatchingMode::Continuous;
+    int static_batch_size = 16;        // Static mode: how many requests form a batch
+};
+
+}  // namespace folio

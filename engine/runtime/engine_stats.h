@@ -1,0 +1,53 @@
+#pragma once
+// A snapshot of the engine for monitors and benchmarks. Plain data, copied out under a lock.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/backend/backend.h"
+#include "engine/runtime/request.h"
+
+namespace folio {
+
+struct SequenceStats {
+    RequestId id = 0;
+    std::string tag;
+    enum class State { Waiting, Prefilling, Decoding, Preempted } state = State::Waiting;
+    int prompt_tokens = 0;
+    int generated_tokens = 0;
+    int blocks = 0;         // physical blocks in its block table
+    int shared_blocks = 0;  // of those, blocks also referenced by another sequence or the prefix cache
+    double prefill_tok_s = 0;
+    double decode_tok_s = 0;
+};
+
+struct EngineStats {
+    // KV pool
+    int64_t blocks_total = 0;
+    int64_t blocks_used = 0;    // referenced by at least one sequence
+    int64_t blocks_cached = 0;  // free but still holding a prefix-cache entry (reusable)
+    int64_t blocks_free = 0;    // free and empty (includes cached ones? no: total = used + cached + free)
+    int block_size = 16;
+    double fragmentation = 0;   // slots allocated to sequences but unused / slots allocated, 0..1
+    double prefix_hit_rate = 0; // prompt tokens served from the cache / prompt tokens looked up, 0..1
+    // Scheduler
+    int running = 0;
+    int waiting = 0;            // queue depth
+    int64_t preemptions = 0;    // total since start
+    int last_batch_seqs = 0;
+    int last_batch_tokens = 0;
+    double last_step_ms = 0;
+    int64_t steps = 0;
+    // Throughput over a recent window (about the last second)
+    double prefill_tok_s = 0;
+    double decode_tok_s = 0;
+    int64_t total_prompt_tokens = 0;
+    int64_t total_generated_tokens = 0;
+    // Device
+    std::string backend;
+    std::string device_name;
+    MemoryInfo memory;
+    std::vector<SequenceStats> sequences;
+};
+
+}  // namespace folio

@@ -1,0 +1,69 @@
+#pragma once
+// What a caller asks of the engine, and what comes back. Plain data shared by the engine core, the
+// threaded engine, the CLI, the benchmark and the Qt bridge.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "engine/sampling/sampling_params.h"
+
+namespace folio {
+
+using RequestId = uint64_t;
+
+struct ChatMessage {
+    std::string role;     // "system", "user", "assistant", "tool"
+    std::string content;
+};
+
+struct Request {
+    // Exactly one of these three is the prompt: ids (used as given), chat messages (rendered with the
+    // model's chat template, generation prompt added), or raw text (BOS per tokenizer_config).
+    std::vector<int32_t> prompt_ids;
+    std::vector<ChatMessage> messages;
+    std::string prompt_text;
+
+    SamplingParams sampling;
+    StopConditions stop;
+    int priority = 0;     // higher is admitted first among waiting requests; ties: arrival order
+    std::string tag;      // the caller's own label (e.g. a conversation id), echoed in stats
+};
+
+enum class FinishReason {
+    Eos,         // an end-of-sequence token (not included in the text)
+    StopString,  // a stop string matched (not included in the text)
+    Length,      // max_tokens reached
+    ContextFull, // the model's context length reached
+    Cancelled,   // cancel() was called
+    Error,       // see Event::message
+};
+
+const char* finish_reason_name(FinishReason r);  // "stop", "stop_string", "length", "context", "cancelled", "error"
+
+struct RequestTimings {
+    int prompt_tokens = 0;
+    int cached_prompt_tokens = 0;  // prompt tokens served from the prefix cache
+    int generated_tokens = 0;
+    double queue_ms = 0;       // submit to first scheduled
+    double ttft_ms = 0;        // submit to first token
+    double prefill_tok_s = 0;  // prompt tokens / (first token - first scheduled)
+    double decode_tok_s = 0;   // (generated - 1) / (last token - first token)
+    int preemptions = 0;
+};
+
+struct Event {
+    enum class Kind { Token, Finished, Error };
+    Kind kind = Kind::Token;
+    RequestId id = 0;
+    // Token: the sampled id and the text it completes (may be empty while a UTF-8 character or a
+    // possible stop string is incomplete).
+    int32_t token = -1;
+    std::string text;
+    // Finished/Error:
+    FinishReason reason = FinishReason::Eos;
+    std::string message;      // Error: what went wrong, for the user
+    RequestTimings timings;   // Finished (and Error after admission)
+    std::vector<int32_t> prompt_ids;  // Finished: the prompt as tokenized (for dumps and tests)
+};
+
+}  // namespace folio

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The two commands of the README, in one script:
+#   installer/bootstrap.sh app [ARGS...]   install what is missing, build, start the app
+#   installer/bootstrap.sh test            install what is missing, build, run every test
+#                                          (then the engine tests again under ASan + UBSan)
+# Works as root or through sudo on Debian bookworm; idempotent and quick when nothing changed.
+set -euo pipefail
+
+mode=${1:-}
+[ $# -gt 0 ] && shift
+case "$mode" in
+  app|test) ;;
+  *) echo "usage: $0 app [folio arguments...] | test" >&2; exit 2 ;;
+esac
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+packages=(
+  build-essential cmake ninja-build ccache pkg-config git
+  libgtest-dev libsentencepiece-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libsqlite3-dev
+  qt6-base-dev qt6-declarative-dev qt6-declarative-dev-tools qt6-svg-dev libgl-dev libvulkan-dev
+  qml6-module-qtquick qml6-module-qtquick-controls qml6-module-qtquick-layouts
+  qml6-module-qtquick-window qml6-module-qtquick-templates qml6-module-qtquick-dialogs
+  qml6-module-qtqml-workerscript qml6-module-qtcore qml6-module-qttest qml6-module-qtquick-shapes
+  qml6-module-qt-labs-platform qml6-module-qt-labs-settings libqt6sql6-sqlite libqt6svg6
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  echo "bootstrap: installing ${missing[*]}"
+  $sudo apt-get update -q
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+jobs=$(nproc)
+export CCACHE_DIR=${CCACHE_DIR:-$root/.cache/ccache}
+cuda_arch=()
+if [ "$mode" = test ]; then
+  # CI: one CUDA architecture keeps the build inside its time budget.
+  cuda_arch=(-DCMAKE_CUDA_ARCHITECTURES=${FOLIO_CUDA_ARCH:-89})
+fi
+
+configure() {  # dir, extra cmake args...
+  local dir=$1; shift
+  if [ ! -f "$dir/build.ninja" ]; then
+    cmake -S "$root" -B "$dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@"
+  fi
+}
+
+configure build "${cuda_arch[@]}"
+cmake --build build -j "$jobs"
+
+if [ "$mode" = app ]; then
+  exec build/app/gui/folio "$@"
+fi
+
+ctest --test-dir build --output-on-failure -j "$jobs"
+
+# Engine tests again under AddressSanitizer + UndefinedBehaviorSanitizer (no app, no CUDA).
+configure build-asan -DFOLIO_SANITIZE=ON -DFOLIO_BUILD_APP=OFF -DFOLIO_CUDA=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
+cmake --build build-asan -j "$jobs"
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --test-dir build-asan --output-on-failure -j "$jobs" -L engine
+echo "bootstrap: all tests passed"

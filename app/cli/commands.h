@@ -1,0 +1,11 @@
+#pragma once
+// folio-cli subcommands. Each takes argv from the word after the subcommand's name and returns the
+// process exit code; errors are thrown as folio::Error and printed by main as one line on stderr.
+namespace folio::cli {
+
+int run_generate(int argc, char** argv, int first);  // cmd_generate.cpp
+int run_chat(int argc, char** argv, int first);      // cmd_chat.cpp
+int run_tokenize(int argc, char** argv, int first);  // cmd_tokenize.cpp
+int run_template(int argc, char** argv, int first);  // cmd_template.cpp
+
+}  // namespace folio::cli

@@ -1,0 +1,49 @@
+// folio-cli: the engine from a terminal (generate, chat, tokenize, template).
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <string>
+
+#include "app/cli/commands.h"
+#include "engine/core/error.h"
+
+namespace {
+
+void usage(FILE* out) {
+    std::fprintf(out,
+        "usage: folio-cli COMMAND [OPTIONS]\n"
+        "\n"
+        "commands:\n"
+        "  generate --model DIR|dummy:NAME --prompt TEXT --max-tokens N [--temperature T --top-p P\n"
+        "           --top-k K --min-p M --repetition-penalty R --seed S --stop STR] [--raw] [--json]\n"
+        "  chat     --model DIR|dummy:NAME [--system TEXT] [sampling options]\n"
+        "  tokenize --model DIR (--text TEXT | --file F) [--bos] --json\n"
+        "  template --model DIR --messages FILE.json [--add-generation-prompt]\n"
+        "\n"
+        "every command takes --backend auto|cpu|cuda (auto: CUDA when a GPU is present)\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
+        usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    const std::string cmd = argv[1];
+    try {
+        if (cmd == "generate") return folio::cli::run_generate(argc, argv, 2);
+        if (cmd == "chat") return folio::cli::run_chat(argc, argv, 2);
+        if (cmd == "tokenize") return folio::cli::run_tokenize(argc, argv, 2);
+        if (cmd == "template") return folio::cli::run_template(argc, argv, 2);
+        std::fprintf(stderr, "folio-cli: unknown command '%s'\n", cmd.c_str());
+        usage(stderr);
+        return 2;
+    } catch (const folio::Error& e) {
+        std::fprintf(stderr, "folio-cli %s: %s\n", cmd.c_str(), e.what());
+        return 1;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "folio-cli %s: internal error: %s\n", cmd.c_str(), e.what());
+        return 1;
+    }
+}

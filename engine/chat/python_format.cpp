@@ -418,7 +418,7 @@ std::string percent_format(const std::string& fmt, const Value& args, size_t lim
             break;
         }
         default: {
-            char buf[64];
+            char buf[96];
             std::snprintf(buf, sizeof buf, "unsupported format character '%c' (0x%x) at index %zu", conv,
                           unsigned(static_cast<unsigned char>(conv)), i - 1);
             value_error(buf);
@@ -426,7 +426,10 @@ std::string percent_format(const std::string& fmt, const Value& args, size_t lim
         }
         check_text_size(out.size(), limit);
     }
-    const bool leftover = is_tuple ? next < positional.size() : (!single_consumed && !mapping);
+    // Python treats any non-tuple, non-str argument with __getitem__ as a mapping here, and a mapping
+    // may go unused: '%s' % [1] fails, 'abc' % [1] does not.
+    const bool mapping_like = !is_tuple && (args.is_dict() || args.is_seq() || args.is_undefined());
+    const bool leftover = is_tuple ? next < positional.size() : (!single_consumed && !mapping_like);
     if (leftover) throw_type_error("not all arguments converted during string formatting");
     check_text_size(out.size(), limit);
     return out;

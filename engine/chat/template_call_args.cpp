@@ -24,13 +24,14 @@ std::vector<std::optional<Value>> bind_args(const CallArgs& args, const char* fu
 
 int64_t int_arg(const Value& v, const char* what) {
     if (v.is_undefined()) fail_undefined(v);
-    if (!v.is_integral()) throw_type_error(std::string(what) + " must be an integer, not '" + type_name(v) + "'");
+    (void)what;
+    if (!v.is_integral()) throw_type_error("'" + type_name(v) + "' object cannot be interpreted as an integer");
     return v.as_int();
 }
 
 const std::string& str_arg(const Value& v, const char* what) {
     if (v.is_undefined()) fail_undefined(v);
-    if (!v.is_string()) throw_type_error(std::string(what) + " must be a string, not '" + type_name(v) + "'");
+    if (!v.is_string()) throw_type_error(std::string(what) + (*what ? " " : "") + "must be str, not " + type_name(v));
     return v.str();
 }
 

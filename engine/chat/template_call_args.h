@@ -14,9 +14,9 @@ namespace folio::jinja {
 std::vector<std::optional<Value>> bind_args(const CallArgs& args, const char* func,
                                             std::initializer_list<const char*> params);
 
-// The argument as an int (bool counts, as in Python); TypeError naming `what` otherwise.
+// The argument as an int (bool counts, as in Python); TypeError otherwise.
 int64_t int_arg(const Value& v, const char* what);
-// The argument as a str; TypeError naming `what` otherwise.
+// The argument as a str; otherwise TypeError "<what> must be str, not int" (`what` may be "").
 const std::string& str_arg(const Value& v, const char* what);
 
 }  // namespace folio::jinja

@@ -55,7 +55,7 @@ Value ignore_case(const Value& v) { return v.is_string() ? Value::string(py_lowe
 struct AttrGetter {
     std::vector<Value> parts;
     bool lower = false;
-    std::optional<Value> fallback;  // `default` of map/groupby (None means no default)
+    std::optional<Value> fallback = std::nullopt;  // `default` of map/groupby (None means no default)
 
     Value operator()(Renderer& r, Value item) const {
         for (const Value& part : parts) {
@@ -145,6 +145,7 @@ Value f_dictsort(Renderer& r, Value v, CallArgs a) {
         else if (!(by.is_string() && by.str() == "key"))
             throw Fault(FaultKind::FilterArgumentError, "You can only sort by either \"key\" or \"value\"");
     }
+    if (v.is_undefined()) fail_undefined(v);  // value.items() on an Undefined
     if (!v.is_dict()) throw Fault(FaultKind::AttributeError, "'" + type_name(v) + "' object has no attribute 'items'");
     const auto& items = v.dict().items;
     std::vector<Value> keys;
@@ -291,7 +292,13 @@ Value f_indent(Renderer& r, Value v, CallArgs a) {
         indention.assign(size_t(std::max<int64_t>(0, width)), ' ');
     }
     if (v.is_undefined()) fail_undefined(v);
-    if (!v.is_string()) throw_type_error("unsupported operand type(s) for +=: '" + type_name(v) + "' and 'str'");
+    if (!v.is_string()) {  // what `s += "\n"; s.splitlines()` does to other types in Python
+        if (v.is_seq() && v.seq_kind() == SeqKind::List)
+            throw Fault(FaultKind::AttributeError, "'list' object has no attribute 'splitlines'");
+        if (v.is_seq() && (v.seq_kind() == SeqKind::Tuple || v.seq_kind() == SeqKind::GroupTuple))
+            throw_type_error("can only concatenate tuple (not \"str\") to tuple");
+        throw_type_error("unsupported operand type(s) for +=: '" + type_name(v) + "' and 'str'");
+    }
     const std::vector<std::string> lines = py_splitlines(v.str() + "\n", false);
     std::string out;
     if (arg_true(b[2])) {
@@ -489,7 +496,6 @@ Value f_round(Renderer&, Value v, CallArgs a) {
     if (b[1]) method = b[1]->is_string() ? b[1]->str() : "?";
     if (method != "common" && method != "ceil" && method != "floor")
         throw Fault(FaultKind::FilterArgumentError, "method must be common, ceil or floor");
-    if (v.is_undefined()) fail_undefined(v);
     if (!v.is_number()) throw_type_error("type " + type_name(v) + " doesn't define __round__ method");
     if (method == "common") {
         if (v.is_integral()) {

@@ -237,14 +237,14 @@ Value str_method(Renderer& r, const std::string& s, const std::string& name, Cal
     }
     if (name == "find" || name == "rfind" || name == "index" || name == "rindex") {
         arity(a, name, 1, 3);
-        const std::string& sub = str_arg(p[0], "must be str");
+        const std::string& sub = str_arg(p[0], "");
         const int64_t at = py_find(s, sub, opt_index(a, 1), opt_index(a, 2), name[0] == 'r');
         if (at < 0 && (name == "index" || name == "rindex")) throw_value_error("substring not found");
         return Value::integer(at);
     }
     if (name == "count") {
         arity(a, name, 1, 3);
-        return Value::integer(py_count(s, str_arg(p[0], "must be str"), opt_index(a, 1), opt_index(a, 2)));
+        return Value::integer(py_count(s, str_arg(p[0], ""), opt_index(a, 1), opt_index(a, 2)));
     }
     if (name == "join") {
         arity(a, name, 1, 1);
@@ -265,7 +265,7 @@ Value str_method(Renderer& r, const std::string& s, const std::string& name, Cal
         const int64_t width = int_arg(p[0], "width");
         char32_t fill = ' ';
         if (p.size() > 1) {
-            const std::string& f = str_arg(p[1], "fillchar");
+            const std::string& f = str_arg(p[1], "The fill character");
             if (code_point_count(f) != 1) throw_type_error("The fill character must be exactly one character long");
             size_t k = 0;
             fill = next_code_point(f, k);
@@ -281,7 +281,7 @@ Value str_method(Renderer& r, const std::string& s, const std::string& name, Cal
     }
     if (name == "partition" || name == "rpartition") {
         arity(a, name, 1, 1);
-        const std::string& sep = str_arg(p[0], "must be str");
+        const std::string& sep = str_arg(p[0], "");
         if (sep.empty()) throw_value_error("empty separator");
         const size_t at = name == "partition" ? s.find(sep) : s.rfind(sep);
         if (at == std::string::npos) {
@@ -292,7 +292,7 @@ Value str_method(Renderer& r, const std::string& s, const std::string& name, Cal
     }
     if (name == "removeprefix" || name == "removesuffix") {
         arity(a, name, 1, 1);
-        const std::string& x = str_arg(p[0], "must be str");
+        const std::string& x = str_arg(p[0], "");
         if (name == "removeprefix") return Value::string(s.compare(0, x.size(), x) == 0 ? s.substr(x.size()) : s);
         if (x.size() <= s.size() && s.compare(s.size() - x.size(), x.size(), x) == 0)
             return Value::string(s.substr(0, s.size() - x.size()));

@@ -7,6 +7,7 @@
 #include "engine/chat/python_text.h"
 #include "engine/chat/template_builtins.h"
 #include "engine/chat/template_error.h"
+#include "engine/chat/template_fold.h"
 #include "engine/chat/template_lexer.h"
 #include "engine/chat/template_scopes.h"
 
@@ -847,7 +848,8 @@ private:
             std::string name = name_tok.value;
             while (is_op(".")) {
                 advance();
-                name += "." + expect_type(TokenType::Name).value;
+                name += '.';
+                name += expect_type(TokenType::Name).value;
             }
             auto f = std::make_unique<FilterExpr>(ExprKind::Filter, pos_of(name_tok));
             if (is_op("(")) f->args = parse_call_args();
@@ -908,6 +910,7 @@ std::unique_ptr<TemplateAst> parse_template(std::string_view source) {
     Parser parser(source);
     std::unique_ptr<TemplateAst> ast = parser.run();
     analyze_scopes(*ast);  // Jinja's compile step: scopes, and the errors it reports after parsing
+    fold_constants(*ast);
     return ast;
 }
 

@@ -431,20 +431,13 @@ Value Renderer::slice(const Value& obj, const SliceExpr& s, Frame& f) {
     const Value start = s.start ? eval(*s.start, f) : Value::none();
     const Value stop = s.stop ? eval(*s.stop, f) : Value::none();
     const Value step_v = s.step ? eval(*s.step, f) : Value::none();
+    // Slices bypass the sandbox's getitem in Jinja2: plain Python slicing, errors included.
     if (obj.is_undefined()) fail_undefined(obj);
+    if (obj.is_dict()) throw_type_error("unhashable type: 'slice'");
     const bool sliceable = obj.is_string() || (obj.is_seq() && (obj.seq_kind() == SeqKind::List || obj.seq_kind() == SeqKind::Tuple ||
                                                               obj.seq_kind() == SeqKind::GroupTuple || obj.seq_kind() == SeqKind::Range));
-    std::optional<int64_t> b, e, st;
-    try {
-        if (!sliceable) throw_type_error("unsliceable");
-        b = slice_bound(start);
-        e = slice_bound(stop);
-        st = slice_bound(step_v);
-    } catch (const Fault& fault) {
-        if (fault.kind() != FaultKind::TypeError) throw;
-        return Value::undefined(object_type_repr(obj) + " has no element slice(" + py_repr(start, 200) + ", " +
-                                py_repr(stop, 200) + ", " + py_repr(step_v, 200) + ")");
-    }
+    if (!sliceable) throw_type_error("'" + type_name(obj) + "' object is not subscriptable");
+    const std::optional<int64_t> b = slice_bound(start), e = slice_bound(stop), st = slice_bound(step_v);
     const int64_t step = st.value_or(1);
     if (step == 0) throw_value_error("slice step cannot be zero");
     std::u32string cps;

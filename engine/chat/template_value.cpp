@@ -183,16 +183,31 @@ const Value* CallArgs::keyword(std::string_view name) const {
     return nullptr;
 }
 
-void Object::append_repr(std::string& out, size_t, int) const { out += "<" + type_name() + " object>"; }
+// (Messages are built step by step: GCC 12 warns spuriously about "literal" + std::string&&.)
+void Object::append_repr(std::string& out, size_t, int) const {
+    out += '<';
+    out += type_name();
+    out += " object>";
+}
 
-Value Object::call(Renderer&, CallArgs) { throw_type_error("'" + type_name() + "' object is not callable"); }
+Value Object::call(Renderer&, CallArgs) {
+    std::string message = "'";
+    message += type_name();
+    throw_type_error(message + "' object is not callable");
+}
 
 std::optional<Value> Object::attribute(Renderer&, std::string_view) { return std::nullopt; }
 
 Value Object::call_method(Renderer&, const std::string& name, CallArgs) {
-    throw_type_error("'" + type_name() + "' object has no method '" + name + "'");
+    std::string message = "'";
+    message += type_name();
+    throw_type_error(message + "' object has no method '" + name + "'");
 }
 
-std::vector<Value> Object::iterate() { throw_type_error("'" + type_name() + "' object is not iterable"); }
+std::vector<Value> Object::iterate() {
+    std::string message = "'";
+    message += type_name();
+    throw_type_error(message + "' object is not iterable");
+}
 
 }  // namespace folio::jinja

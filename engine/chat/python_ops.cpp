@@ -207,6 +207,7 @@ void check_size(size_t n, size_t limit, const char* what) {
 
 Value repeat(const Value& seq, int64_t times, size_t limit) {
     if (times < 0) times = 0;
+    if ((seq.is_string() && seq.str().empty()) || (seq.is_seq() && seq.items().empty())) times = 0;
     if (seq.is_string()) {
         const std::string& s = seq.str();
         if (times > 0 && !s.empty()) check_size(s.size() * std::min<uint64_t>(uint64_t(times), limit + 1), limit, "string");

@@ -51,9 +51,11 @@ public:
     }
 
 private:
+    // Small limits: a large constant is left to the renderer, which applies the caller's limits.
     static RenderSettings settings() {
         RenderSettings s;
-        s.limits.max_steps = 1'000'000;
+        s.limits.max_steps = 100'000;
+        s.limits.max_output_bytes = 64 * 1024;
         return s;
     }
 

@@ -11,6 +11,15 @@ namespace folio::jinja {
 // ---- namespace ----
 
 void NamespaceObject::append_repr(std::string& out, size_t limit, int depth) const {
+    if (in_repr_) {
+        out += "<Namespace {...}>";
+        return;
+    }
+    struct Guard {
+        explicit Guard(bool& b) : b_(b) { b_ = true; }
+        ~Guard() { b_ = false; }
+        bool& b_;
+    } guard(in_repr_);
     out += "<Namespace {";
     bool first = true;
     for (const auto& [k, v] : attrs_) {

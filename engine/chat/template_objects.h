@@ -29,6 +29,7 @@ public:
 
 private:
     std::vector<std::pair<Value, Value>> attrs_;
+    mutable bool in_repr_ = false;  // a namespace inside itself prints as {...}, as Python's repr does
 };
 
 class MacroObject : public Object {

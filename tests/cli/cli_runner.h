@@ -1,0 +1,18 @@
+#pragma once
+// Runs the folio-cli binary under test and captures what it prints. The binary's path is the test
+// executable's first command-line argument (ctest passes $<TARGET_FILE:folio-cli>).
+#include <string>
+#include <vector>
+
+namespace folio::test {
+
+struct CliResult {
+    int exit_code = -1;  // -1 when it did not exit normally (a crash)
+    std::string out;     // stdout, byte for byte
+    std::string err;     // stderr
+};
+
+const std::string& cli_path();
+CliResult run_cli(const std::vector<std::string>& args);
+
+}  // namespace folio::test

@@ -13,11 +13,11 @@ double sampling_uniform(uint64_t seed, uint64_t step) { return counter_uniform(s
 
 namespace {
 
-// Best first: larger weight, then lower id.
+// Best first: larger scaled logit, then lower id.
 struct BetterCandidate {
     template <class C>
     bool operator()(const C& a, const C& b) const {
-        return a.w > b.w || (a.w == b.w && a.id < b.id);
+        return a.s > b.s || (a.s == b.s && a.id < b.id);
     }
 };
 
@@ -87,6 +87,25 @@ void Sampler::ensure_sorted(size_t m, size_t n) {
     sorted_ = m;
 }
 
+void Sampler::select_top_k(const float* s, int vocab, size_t k) {
+    // A heap whose front is the worst of the best k so far. Ids arrive in increasing order, so a
+    // later id with an equal logit never displaces an earlier one: ties go to the lower id.
+    candidates_.clear();
+    for (int i = 0; i < vocab; ++i) {
+        const float v = s[i];
+        if (!(v > -std::numeric_limits<float>::infinity())) continue;  // -inf and NaN
+        if (candidates_.size() < k) {
+            candidates_.push_back({v, 0.0f, i});
+            std::push_heap(candidates_.begin(), candidates_.end(), BetterCandidate{});
+        } else if (v > candidates_.front().s) {
+            std::pop_heap(candidates_.begin(), candidates_.end(), BetterCandidate{});
+            candidates_.back() = {v, 0.0f, i};
+            std::push_heap(candidates_.begin(), candidates_.end(), BetterCandidate{});
+        }
+    }
+    std::sort(candidates_.begin(), candidates_.end(), BetterCandidate{});
+}
+
 int32_t Sampler::sample(float* logits, int vocab, const SamplingRow& row) {
     if (!row.params) throw Error("sampler: a row without sampling parameters");
     if (vocab < 1 || !logits) throw Error("sampler: empty logits row");
@@ -99,26 +118,31 @@ int32_t Sampler::sample(float* logits, int vocab, const SamplingRow& row) {
         return best;
     }
 
-    // Temperature, and the candidates with their weights.
+    // Temperature, then the candidates with their weights.
     constexpr float kInf = std::numeric_limits<float>::infinity();
-    float max_s = -kInf;
-    for (int i = 0; i < vocab; ++i) {
-        logits[i] /= p.temperature;
-        if (logits[i] > max_s) max_s = logits[i];
-    }
-    if (!(max_s > -kInf)) no_usable_logit(vocab);
-    candidates_.clear();
+    for (int i = 0; i < vocab; ++i) logits[i] /= p.temperature;
     sorted_ = 0;
-    if (max_s == kInf) {
-        for (int i = 0; i < vocab; ++i)
-            if (logits[i] == kInf) candidates_.push_back({1.0f, i});
+    if (p.top_k > 0 && p.top_k < vocab) {
+        select_top_k(logits, vocab, size_t(p.top_k));
+        sorted_ = candidates_.size();
     } else {
-        for (int i = 0; i < vocab; ++i) {
-            const float w = std::exp(logits[i] - max_s);  // NaN -> NaN, fails the test below
-            if (w > 0.0f) candidates_.push_back({w, i});
-        }
+        candidates_.clear();
+        for (int i = 0; i < vocab; ++i)
+            if (logits[i] > -kInf) candidates_.push_back({logits[i], 0.0f, i});
     }
-    size_t n = candidates_.size();  // never 0: the max has w = 1
+    float max_s = -kInf;
+    for (const auto& c : candidates_) max_s = std::max(max_s, c.s);
+    if (!(max_s > -kInf)) no_usable_logit(vocab);
+    // Keep the ids with w > 0 (for +inf logits: exactly those, w = 1), in their order.
+    size_t kept = 0;
+    for (size_t i = 0; i < candidates_.size(); ++i) {
+        Candidate c = candidates_[i];
+        c.w = max_s == kInf ? (c.s == kInf ? 1.0f : 0.0f) : std::exp(c.s - max_s);
+        if (c.w > 0.0f) candidates_[kept++] = c;
+    }
+    candidates_.resize(kept);
+    sorted_ = std::min(sorted_, kept);
+    size_t n = kept;  // never 0: the max has w = 1
 
     auto mass = [&](size_t count) {
         double z = 0;
@@ -128,11 +152,6 @@ int32_t Sampler::sample(float* logits, int vocab, const SamplingRow& row) {
     double z = mass(n);
     constexpr size_t kFirstChunk = 32;
 
-    if (p.top_k > 0 && size_t(p.top_k) < n) {
-        ensure_sorted(size_t(p.top_k), n);
-        n = size_t(p.top_k);
-        z = mass(n);
-    }
     if (p.top_p < 1.0f) {
         size_t keep = 1;
         if (p.top_p > 0.0f) {

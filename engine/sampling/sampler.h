@@ -9,12 +9,12 @@
 //     l > 0 ? l / r : l * r. Then presence/frequency (OpenAI/vLLM) over the output ids:
 //     l -= frequency * count + presence * (count > 0).
 //  2. Greedy (temperature < 1e-5): argmax, lowest id on ties. Done.
-//  3. s = l / temperature (float). NaN counts as -inf. Candidates: ids with
-//     w = exp(s - max s) > 0 (float); if some s are +inf, exactly those, with w = 1.
-//     No candidate at all (every logit NaN or -inf): folio::Error.
-//  4. Order: w descending, ties by lower id. top-k (k > 0) keeps the first k; top-p keeps the
-//     smallest prefix whose mass reaches p * (mass kept so far) (p <= 0: the first only);
-//     min-p keeps those with w >= min_p (that is p >= min_p * p_max). At least one always stays.
+//  3. s = l / temperature (float). NaN counts as -inf. Order: s descending (that is probability
+//     descending), ties by lower id. top-k (k > 0) keeps the first k.
+//  4. Candidates: the kept ids with w = exp(s - max s) > 0 (float); if some s are +inf, exactly
+//     those, with w = 1. No candidate at all (every logit NaN or -inf): folio::Error.
+//     top-p keeps the smallest prefix whose mass reaches p * (mass kept so far) (p <= 0: the first
+//     only); min-p keeps those with w >= min_p (that is p >= min_p * p_max). At least one stays.
 //  5. u = sampling_uniform(seed, step); walk the kept tokens in that order adding w (double) and
 //     return the first whose running sum exceeds u * (sum of kept w).
 #include <cstdint>
@@ -37,6 +37,7 @@ public:
 
 private:
     struct Candidate {
+        float s;      // logit / temperature: the sort key
         float w;      // exp(s - max s): the unnormalised probability
         int32_t id;
     };
@@ -44,6 +45,9 @@ private:
     void apply_penalties(float* logits, int vocab, const SamplingRow& row);
     // Puts the best `m` of candidates_[0, n) in order at the front (the first sorted_ already are).
     void ensure_sorted(size_t m, size_t n);
+    // The best k of the scaled logits into candidates_ (in order), with a bounded heap: one
+    // comparison per logit, no exp() for the rest of the vocabulary.
+    void select_top_k(const float* s, int vocab, size_t k);
 
     std::vector<Candidate> candidates_;  // scratch reused between calls
     std::vector<uint32_t> seen_;         // repetition penalty: seen_[id] == epoch_ once penalised

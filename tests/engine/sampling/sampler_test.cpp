@@ -241,23 +241,21 @@ TEST(Sampler, SameSeedSameSequenceOtherSeedsDiffer) {
 
 // The procedure of sampler.h with a full sort and nothing clever.
 int32_t reference_sample(std::vector<float> logits, const SamplingParams& p, uint64_t seed, uint64_t step) {
-    struct C { float w; int32_t id; };
-    float mx = -kInf;
-    for (auto& l : logits) {
-        l /= p.temperature;
-        mx = std::max(mx, l);
-    }
+    struct C { float s, w; int32_t id; };
     std::vector<C> c;
-    for (int i = 0; i < int(logits.size()); ++i) {
-        const float w = std::exp(logits[size_t(i)] - mx);
-        if (w > 0) c.push_back({w, i});
+    for (int i = 0; i < int(logits.size()); ++i) c.push_back({logits[size_t(i)] / p.temperature, 0.0f, i});
+    std::sort(c.begin(), c.end(), [](const C& a, const C& b) { return a.s > b.s || (a.s == b.s && a.id < b.id); });
+    if (p.top_k > 0 && size_t(p.top_k) < c.size()) c.resize(size_t(p.top_k));
+    const float mx = c[0].s;
+    std::vector<C> kept;
+    for (auto x : c) {
+        x.w = std::exp(x.s - mx);
+        if (x.w > 0) kept.push_back(x);
     }
-    double z = 0;
-    for (const auto& x : c) z += x.w;
-    std::sort(c.begin(), c.end(), [](const C& a, const C& b) { return a.w > b.w || (a.w == b.w && a.id < b.id); });
+    c = kept;
     size_t n = c.size();
     auto mass = [&](size_t k) { double m = 0; for (size_t i = 0; i < k; ++i) m += c[i].w; return m; };
-    if (p.top_k > 0 && size_t(p.top_k) < n) { n = size_t(p.top_k); z = mass(n); }
+    double z = mass(n);
     if (p.top_p < 1) {
         size_t k = 0;
         double cum = 0;

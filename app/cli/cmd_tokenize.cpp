@@ -1,6 +1,7 @@
 // folio-cli tokenize --model DIR (--text TEXT | --file F) [--bos] [--json] [--backend auto|cpu|cuda]
 // Prints the ids of the text as the model's tokenizer encodes a raw prompt: no BOS unless --bos.
-// Needs only the tokenizer: a folder holding just tokenizer.model (or the file itself) is enough.
+// Needs only the tokenizer: a folder holding just tokenizer.model (or the file itself) is enough;
+// dummy:NAME uses the byte tokenizer (id = UTF-8 byte + 3).
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include "app/cli/cli_args.h"
 #include "app/cli/commands.h"
 #include "engine/core/error.h"
+#include "engine/model/dummy_model.h"
 #include "engine/model/model.h"
 #include "engine/tokenizer/prompt_encoding.h"
 
@@ -40,14 +42,13 @@ int run_tokenize(int argc, char** argv, int first) {
     if (!args.positional().empty()) throw Error("unexpected argument '" + args.positional().front() + "'");
     check_backend(args.get_or("backend", "auto"));
     const std::string model = args.require("model");
-    if (model.rfind("dummy:", 0) == 0)
-        throw Error("--model " + model + ": tokenize needs a model folder or a tokenizer.model (dummy models without "
-                    "one use the byte tokenizer: id = UTF-8 byte + 3)");
     if (args.has("text") == args.has("file")) throw Error("give exactly one of --text TEXT or --file F");
     const std::string text = args.has("text") ? *args.get("text") : read_input_file(*args.get("file"));
 
-    const auto tokenizer = load_tokenizer(model);
-    const TokenizerConfig config = load_tokenizer_config(model);
+    // dummy:NAME has no tokenizer of its own: the byte tokenizer load_model gives it (no weights made).
+    const bool dummy = model.rfind("dummy:", 0) == 0;
+    const auto tokenizer = dummy ? make_byte_tokenizer(dummy_config(model.substr(6)).vocab_size) : load_tokenizer(model);
+    const TokenizerConfig config = dummy ? TokenizerConfig{} : load_tokenizer_config(model);
     std::vector<int32_t> ids = encode_prompt(*tokenizer, config, text, /*add_special=*/false);
     if (args.has("bos")) {
         const int bos = bos_token_id(*tokenizer, config);

@@ -1,8 +1,9 @@
-// load_tokenizer (declared in engine/model/model.h): a folder holding tokenizer.model, or the file.
+// load_tokenizer and make_byte_tokenizer (declared in engine/model/model.h).
 #include <filesystem>
 
 #include "engine/core/error.h"
 #include "engine/model/model.h"
+#include "engine/tokenizer/byte_tokenizer.h"
 #include "engine/tokenizer/sentencepiece_tokenizer.h"
 
 namespace folio {
@@ -20,6 +21,10 @@ std::shared_ptr<const Tokenizer> load_tokenizer(const std::string& path) {
     }
     if (!fs::exists(path, ec)) throw Error("tokenizer path " + path + " does not exist");
     return SentencePieceTokenizer::load(path);
+}
+
+std::shared_ptr<const Tokenizer> make_byte_tokenizer(int vocab_size) {
+    return std::make_shared<const ByteTokenizer>(vocab_size);
 }
 
 }  // namespace folio

@@ -89,6 +89,11 @@ TEST(CliTokenize, ModelFolderAndBareTokenizerFolder) {
               (std::vector<int>{15043, 3186}));
 }
 
+TEST(CliTokenize, DummyModelsUseTheByteTokenizer) {
+    EXPECT_EQ(ids_of(run_tokenize({"--model", "dummy:tiny", "--text", "hi\xC3\xA9", "--json", "--bos"})),
+              (std::vector<int>{1, 3 + 'h', 3 + 'i', 3 + 0xC3, 3 + 0xA9}));
+}
+
 TEST(CliTokenize, ReadsTextFromAFile) {
     TempDir dir;
     write_file(dir.file("prompt.txt"), "line one\nline two");
@@ -125,7 +130,7 @@ TEST(CliTokenize, ErrorsAreOneLineAndExitCodeOne) {
     expect_error({"--model", dir.path(), "--text", "a", "--json"}, dir.file("tokenizer_config.json"));
     expect_error({"--model", llama, "--text", "a", "--frobnicate"}, "unknown option --frobnicate");
     expect_error({"--model", llama, "--text", "a", "stray"}, "unexpected argument 'stray'");
-    expect_error({"--model", "dummy:tiny", "--text", "a"}, "dummy:tiny");
+    expect_error({"--model", "dummy:no-such-shape", "--text", "a"}, "no-such-shape");
 }
 
 }  // namespace

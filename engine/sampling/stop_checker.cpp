@@ -6,8 +6,9 @@
 
 namespace folio {
 
-StopChecker::StopChecker(const Tokenizer& tokenizer, StopConditions stop, std::vector<int32_t> eos_ids)
-    : detok_(tokenizer), stop_(std::move(stop)), eos_ids_(std::move(eos_ids)) {
+StopChecker::StopChecker(const Tokenizer& tokenizer, StopConditions stop, std::vector<int32_t> eos_ids,
+                         bool continues_text)
+    : detok_(tokenizer, continues_text), stop_(std::move(stop)), eos_ids_(std::move(eos_ids)) {
     // An empty stop string would match before any text; validate() refuses it, here it is inert.
     stop_.stop_strings.erase(std::remove(stop_.stop_strings.begin(), stop_.stop_strings.end(), std::string()),
                              stop_.stop_strings.end());

@@ -27,7 +27,10 @@ struct StopDecision {
 class StopChecker {
 public:
     // `tokenizer` must outlive the checker. `eos_ids`: the model's end ids (Model::stop_token_ids()).
-    StopChecker(const Tokenizer& tokenizer, StopConditions stop, std::vector<int32_t> eos_ids);
+    // `continues_text`: the tokens continue text printed before (a fork mid-generation), so the
+    // tokenizer's leading-space rule does not apply to the first one.
+    StopChecker(const Tokenizer& tokenizer, StopConditions stop, std::vector<int32_t> eos_ids,
+                bool continues_text = false);
 
     // One generated token. Throws folio::Error after the sequence has finished, or for an id outside
     // the vocabulary.

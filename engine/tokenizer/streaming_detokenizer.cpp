@@ -4,8 +4,8 @@
 
 namespace folio {
 
-StreamingDetokenizer::StreamingDetokenizer(const Tokenizer& tokenizer)
-    : tokenizer_(&tokenizer), rule_(tokenizer.leading_space_rule()) {}
+StreamingDetokenizer::StreamingDetokenizer(const Tokenizer& tokenizer, bool continues_text)
+    : tokenizer_(&tokenizer), rule_(tokenizer.leading_space_rule()), printed_(continues_text), at_start_(!continues_text) {}
 
 std::string StreamingDetokenizer::push(int token) {
     const TokenKind kind = tokenizer_->token_kind(token);

@@ -15,8 +15,11 @@ namespace folio {
 
 class StreamingDetokenizer {
 public:
-    // `tokenizer` must outlive this object.
-    explicit StreamingDetokenizer(const Tokenizer& tokenizer);
+    // `tokenizer` must outlive this object. `continues_text`: the ids follow text that was already
+    // printed (a sequence forked mid-generation), so the leading-space rule does not apply; the
+    // output then equals decode(earlier ids + these ids) minus decode(earlier ids) whenever the
+    // earlier ids end on a complete character.
+    explicit StreamingDetokenizer(const Tokenizer& tokenizer, bool continues_text = false);
 
     // Throws folio::Error for an id outside the vocabulary.
     std::string push(int token);

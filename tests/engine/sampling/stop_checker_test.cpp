@@ -147,6 +147,11 @@ TEST(StopChecker, MaxTokensReleasesEverything) {
     EXPECT_EQ(texts(run(e, {3 + 'a', 3 + 0xE2})), (std::vector<std::string>{"a", "\xEF\xBF\xBD"}));
 }
 
+TEST(StopChecker, ContinuingTextKeepsTheLeadingSpace) {
+    StopChecker c(llama2(), with_stops({}), {2}, /*continues_text=*/true);
+    EXPECT_EQ(c.push(4996).text, " quick");
+}
+
 TEST(StopChecker, FinishReleasesHeldText) {
     ByteTokenizer bytes(300);
     StopChecker c(bytes, with_stops({"xyz"}), {2});

@@ -120,6 +120,29 @@ TEST(StreamingDetokenizer, RandomSequencesByteTokenizer) {
     EXPECT_EQ(stream_pieces(tok, {3 + 0xE2, 299, 3 + 'a'}), (Parts{"", kFffd, "a", ""}));
 }
 
+TEST(StreamingDetokenizer, ContinuingTextKeepsTheLeadingSpace) {
+    const auto& tok = *llama2_tokenizer();
+    // A fork after "The": its tokens continue a text, so " quick" keeps its space.
+    StreamingDetokenizer fresh(tok), cont(tok, /*continues_text=*/true);
+    EXPECT_EQ(fresh.push(4996), "quick");
+    EXPECT_EQ(cont.push(4996), " quick");
+    std::mt19937 rng(4);
+    for (int i = 0; i < 500; ++i) {
+        const auto before = random_ids(tok, rng), after = random_ids(tok, rng);
+        const std::string head = tok.decode(before);
+        if (head.empty() || head.size() < 3 || head.compare(head.size() - 3, 3, kFffd) == 0) continue;
+        std::vector<int> all = before;
+        all.insert(all.end(), after.begin(), after.end());
+        const std::string whole = tok.decode(all);
+        if (whole.compare(0, head.size(), head) != 0) continue;  // the head ended inside a character
+        StreamingDetokenizer d(tok, true);
+        std::string tail;
+        for (int id : after) tail += d.push(id);
+        tail += d.finish();
+        ASSERT_EQ(head + tail, whole) << "sequence " << i;
+    }
+}
+
 TEST(StreamingDetokenizer, RejectsIdsOutsideTheVocabulary) {
     StreamingDetokenizer d(*llama2_tokenizer());
     EXPECT_THROW(d.push(32000), Error);

@@ -33,6 +33,13 @@ int32_t argmax_lowest_id(const float* logits, int vocab) {
     return best;
 }
 
+// Histogram bucket of a candidate for Sampler::sort_more: (max s - s) in steps of 1/4, monotone in s.
+constexpr int kBuckets = 512;
+inline int bucket_of(float s, float max_s) {
+    const float d = (max_s - s) * 4.0f;  // >= 0; w > 0 bounds it near 420
+    return d < float(kBuckets - 1) ? int(d) : kBuckets - 1;
+}
+
 [[noreturn]] void no_usable_logit(int vocab) {
     throw Error("sampler: all " + std::to_string(vocab) +
                 " logits are NaN or -inf, so no token can be chosen (the forward pass produced no usable scores)");
@@ -85,6 +92,37 @@ void Sampler::ensure_sorted(size_t m, size_t n) {
     if (m < n) std::nth_element(first, mid, last, BetterCandidate{});
     std::sort(first, mid, BetterCandidate{});
     sorted_ = m;
+}
+
+void Sampler::sort_more(double need, size_t n, float max_s) {
+    const size_t rest = n - sorted_;
+    if (rest == 0) return;
+    if (!std::isfinite(max_s)) {  // +inf logits: all candidates weigh 1, no histogram to make
+        ensure_sorted(n, n);
+        return;
+    }
+    // Histogram of the unsorted rest by s: the buckets up to the one where the mass reaches `need`
+    // hold exactly the best candidates needed (buckets are monotone in s).
+    std::fill(bucket_mass_, bucket_mass_ + kBuckets, 0.0);
+    for (size_t i = sorted_; i < n; ++i) bucket_mass_[bucket_of(candidates_[i].s, max_s)] += candidates_[i].w;
+    int last = kBuckets - 1;
+    double mass = 0;
+    for (int b = 0; b < kBuckets; ++b) {
+        mass += bucket_mass_[b];
+        if (mass >= need) {
+            last = b;
+            break;
+        }
+    }
+    auto first = candidates_.begin() + std::ptrdiff_t(sorted_);
+    auto mid = std::partition(first, candidates_.begin() + std::ptrdiff_t(n),
+                              [&](const Candidate& c) { return bucket_of(c.s, max_s) <= last; });
+    if (mid == first) {  // rounding: the mass fell short of `need`; take the next best one
+        ensure_sorted(sorted_ + 1, n);
+        return;
+    }
+    std::sort(first, mid, BetterCandidate{});
+    sorted_ += size_t(mid - first);
 }
 
 void Sampler::select_top_k(const float* s, int vocab, size_t k) {
@@ -150,7 +188,6 @@ int32_t Sampler::sample(float* logits, int vocab, const SamplingRow& row) {
         return z;
     };
     double z = mass(n);
-    constexpr size_t kFirstChunk = 32;
 
     if (p.top_p < 1.0f) {
         size_t keep = 1;
@@ -159,7 +196,7 @@ int32_t Sampler::sample(float* logits, int vocab, const SamplingRow& row) {
             double cum = 0;
             size_t i = 0;
             for (;;) {
-                if (i == sorted_) ensure_sorted(std::max(kFirstChunk, sorted_ * 4), n);
+                if (i == sorted_) sort_more(target - cum, n, max_s);
                 cum += candidates_[i].w;
                 ++i;
                 if (cum >= target || i == n) break;
@@ -189,7 +226,7 @@ int32_t Sampler::sample(float* logits, int vocab, const SamplingRow& row) {
     const double target = sampling_uniform(row.seed, row.step) * z;
     double cum = 0;
     for (size_t i = 0; i < n; ++i) {
-        if (i == sorted_) ensure_sorted(std::max(kFirstChunk, sorted_ * 4), n);
+        if (i == sorted_) sort_more(target - cum, n, max_s);
         cum += candidates_[i].w;
         if (cum > target) return candidates_[i].id;
     }

@@ -45,6 +45,10 @@ private:
     void apply_penalties(float* logits, int vocab, const SamplingRow& row);
     // Puts the best `m` of candidates_[0, n) in order at the front (the first sorted_ already are).
     void ensure_sorted(size_t m, size_t n);
+    // Extends the sorted prefix (within the first n) by at least one candidate: by as many of the
+    // best as it takes for their weights to reach `need`, found with a histogram of s so that a
+    // walk sorts about what it visits instead of the whole vocabulary.
+    void sort_more(double need, size_t n, float max_s);
     // The best k of the scaled logits into candidates_ (in order), with a bounded heap: one
     // comparison per logit, no exp() for the rest of the vocabulary.
     void select_top_k(const float* s, int vocab, size_t k);
@@ -54,6 +58,7 @@ private:
     uint32_t epoch_ = 0;
     std::vector<int32_t> counts_;        // presence/frequency: occurrences in the output (kept zeroed)
     size_t sorted_ = 0;                  // candidates_[0, sorted_) are the best, in order
+    double bucket_mass_[512];            // sort_more's histogram of max s - s, in steps of 1/4
 };
 
 }  // namespace folio

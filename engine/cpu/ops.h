@@ -1,0 +1,63 @@
+#pragma once
+// The CPU backend's numerical building blocks, in fp32 with fp32 accumulation. They are the
+// reference every CUDA kernel is tested against, so each one states its exact semantics. Shapes are
+// row-major and given as [rows, cols].
+#include <cstdint>
+#include <vector>
+
+#include "engine/kv/kv_layout.h"
+#include "engine/model/model_config.h"
+#include "engine/model/weights.h"
+
+namespace folio {
+class ThreadPool;
+}
+
+namespace folio::cpu {
+
+// out[i, :] = x[i, :] / sqrt(mean(x[i, :]^2) + eps) * w     x, out: [n, dim]; w: [dim]
+// (HF LlamaRMSNorm in fp32: the mean is accumulated in fp32 in index order.)
+void rms_norm(const float* x, const float* w, float* out, int n, int dim, float eps);
+
+// Per-pair inverse frequencies inv_freq[i] = theta^(-2i/head_dim), i < head_dim/2, with Llama-3.1
+// "llama3" or "linear" rope_scaling applied as transformers does.
+std::vector<float> rope_inv_freq(const ModelConfig& config);
+
+// rotate_half RoPE in place on x: [n, num_heads, head_dim], token i at position positions[i]:
+//   x1 = x[..., :d/2], x2 = x[..., d/2:];  out = [x1*cos - x2*sin, x2*cos + x1*sin]
+//   with angle = position * inv_freq[j] computed in fp32 (as float(pos) * inv_freq[j]).
+void rope(float* x, int n, int num_heads, int head_dim, const int32_t* positions, const float* inv_freq);
+
+// out[i] = silu(gate[i]) * up[i], silu(g) = g / (1 + exp(-g))
+void silu_mul(const float* gate, const float* up, float* out, int64_t n);
+
+// Converts one row of a FloatTensor (any float dtype) to fp32: out[0..cols) = t[row, :].
+void row_to_f32(const FloatTensor& t, int64_t row, int64_t cols, float* out);
+
+// y[m, out] = x[m, in] . W^T for dense (F32/F16/BF16) or AWQ weights, W dequantized as
+// (q - z) * s in fp32. Each y element is a sum over `in` in a fixed order that depends only on
+// `in` (never on m or on the row's position), so batching cannot change a result.
+void linear(const Linear& w, const float* x, int m, float* y, ThreadPool& pool);
+
+// Scaled dot-product attention for one sequence's query rows over its paged KV cache, causal:
+// query row t (absolute position context_before + t) attends to positions 0..context_before + t.
+//   q: [num_tokens, num_heads, head_dim]; out: same shape;
+//   k_pool/v_pool: one layer's pools in KvLayout order; block_table: physical blocks of the sequence.
+// GQA: query head h reads KV head h / (num_heads / num_kv_heads). Softmax in fp32 with the max
+// subtracted; scale = 1/sqrt(head_dim). Keys are visited in position order.
+void paged_attention(const float* q, float* out, int num_tokens, int context_before, int num_heads,
+                     const KvLayout& layout, const float* k_pool, const float* v_pool,
+                     const int32_t* block_table, float scale);
+
+// One query row of one head over the first num_keys positions of a sequence (the body of
+// paged_attention): scores in position order, max-subtracted softmax, weighted sum of values.
+// `scores` is scratch.
+void attention_head(const float* q, float* out, int num_keys, int kv_head, const KvLayout& layout, const float* k_pool,
+                    const float* v_pool, const int32_t* block_table, float scale, std::vector<float>& scores);
+
+// Writes K and V rows ([num_tokens, num_kv_heads, head_dim]) of positions context_before.. into the
+// pools through the block table.
+void write_kv(const float* k, const float* v, int num_tokens, int context_before, const KvLayout& layout,
+              float* k_pool, float* v_pool, const int32_t* block_table);
+
+}  // namespace folio::cpu

@@ -15,7 +15,6 @@
 #include "app/cli/commands.h"
 #include "engine/chat/chat_prompt.h"
 #include "engine/chat/chat_template.h"
-#include "engine/chat/chat_template_config.h"
 #include "engine/core/error.h"
 
 namespace folio::cli {
@@ -53,24 +52,23 @@ int run_template(int argc, char** argv, int first) {
     const std::string dir = args.require("model");
     const json messages = read_messages(args.require("messages"));
     const bool add_generation_prompt = args.has("add-generation-prompt");
-    const ChatTemplateConfig cfg = read_chat_template_config(dir);
+    const ChatPromptSource source = chat_prompt_source_from_folder(dir);
 
     ChatTemplateOptions options;  // strftime_now() sees 2024-07-26, as the reference renders do
-    if (cfg.chat_template) {
+    if (source.chat_template) {
         std::optional<ChatTemplate> t;
         try {
-            t = ChatTemplate::parse(*cfg.chat_template);
+            t = ChatTemplate::parse(*source.chat_template);
         } catch (const TemplateSyntaxError& e) {
-            std::fprintf(stderr, "folio-cli template: %s/%s: chat_template: %s\n", dir.c_str(),
-                         cfg.chat_template_origin.c_str(), e.what());
+            std::fprintf(stderr, "folio-cli template: %s: chat_template: %s\n", dir.c_str(), e.what());
             return 2;
         }
         json ctx = json::object();
         ctx["messages"] = messages;
         ctx["add_generation_prompt"] = add_generation_prompt;
         ctx["tools"] = nullptr;
-        if (cfg.bos_token) ctx["bos_token"] = *cfg.bos_token;
-        if (cfg.eos_token) ctx["eos_token"] = *cfg.eos_token;
+        if (source.bos_token) ctx["bos_token"] = *source.bos_token;
+        if (source.eos_token) ctx["eos_token"] = *source.eos_token;
         std::string text;
         try {
             text = t->render(ctx, options);
@@ -82,13 +80,6 @@ int run_template(int argc, char** argv, int first) {
         return 0;
     }
 
-    ChatPromptSource source;
-    source.bos_token = cfg.bos_token;
-    source.eos_token = cfg.eos_token;
-    source.facts.model_type = cfg.model_type;
-    source.facts.vocab_size = cfg.vocab_size;
-    source.facts.eos_token = cfg.eos_token.value_or("");
-    source.facts.special_tokens = cfg.special_tokens;
     ChatPrompt prompt;
     try {
         prompt = render_chat_prompt(source, messages, add_generation_prompt, options);

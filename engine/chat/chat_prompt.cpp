@@ -1,6 +1,9 @@
 #include "engine/chat/chat_prompt.h"
 
 #include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include "engine/chat/builtin_templates.h"
 #include "engine/tokenizer/tokenizer.h"
@@ -93,22 +96,65 @@ ChatPrompt render_chat_prompt(const ModelConfig& config, const TokenizerConfig& 
     return render_chat_prompt(config, tokenizer_config, nullptr, messages, add_generation_prompt);
 }
 
-ChatPrompt render_chat_prompt(const ModelConfig& config, const TokenizerConfig& tokenizer_config,
-                              const Tokenizer* tokenizer, const std::vector<ChatMessage>& messages,
-                              bool add_generation_prompt) {
+ChatPromptSource chat_prompt_source(const ModelConfig& config, const TokenizerConfig& tokenizer_config,
+                                    const Tokenizer* tokenizer) {
     ChatPromptSource source;
     source.chat_template = tokenizer_config.chat_template;
     // An empty token stands for "none" in TokenizerConfig; transformers does not pass a missing token.
     if (!tokenizer_config.bos_token.empty()) source.bos_token = tokenizer_config.bos_token;
     if (!tokenizer_config.eos_token.empty()) source.eos_token = tokenizer_config.eos_token;
-    source.facts.model_type = config.model_type;
-    source.facts.vocab_size = config.vocab_size;
-    source.facts.eos_token = tokenizer_config.eos_token;
+    ChatFamilyFacts& f = source.facts;
+    f.model_type = config.model_type;
+    f.vocab_size = config.vocab_size;
+    f.eos_token = tokenizer_config.eos_token;
+    auto add = [&](const std::string& t) {
+        if (!t.empty() && std::find(f.special_tokens.begin(), f.special_tokens.end(), t) == f.special_tokens.end())
+            f.special_tokens.push_back(t);
+    };
+    add(tokenizer_config.bos_token);
+    add(tokenizer_config.eos_token);
+    add(tokenizer_config.unk_token);
+    for (const AddedToken& t : tokenizer_config.added_tokens) add(t.content);
     if (tokenizer) {
         for (const char* t : {"<|start_header_id|>", "<|eot_id|>", "<|im_start|>", "<|im_end|>", "<|user|>",
                               "<|assistant|>", "[INST]"})
-            if (tokenizer->piece_to_id(t) >= 0) source.facts.special_tokens.push_back(t);
+            if (tokenizer->piece_to_id(t) >= 0) add(t);
     }
+    return source;
+}
+
+ChatPromptSource chat_prompt_source_from_folder(const std::string& model_dir) {
+    namespace fs = std::filesystem;
+    const fs::path dir(model_dir);
+    if (!fs::is_directory(dir)) throw Error("model folder " + model_dir + " does not exist");
+    if (!fs::exists(dir / "tokenizer_config.json"))
+        throw Error(model_dir + " has no tokenizer_config.json (it holds the chat template and the special tokens)");
+    const TokenizerConfig tokenizer_config = load_tokenizer_config(model_dir);
+    // config.json only for the chooser's facts: read leniently (a template command needs no weights).
+    ModelConfig config;
+    const fs::path config_file = dir / "config.json";
+    if (fs::exists(config_file)) {
+        std::ifstream in(config_file, std::ios::binary);
+        std::ostringstream text;
+        text << in.rdbuf();
+        nlohmann::json j;
+        try {
+            j = nlohmann::json::parse(text.str());
+        } catch (const nlohmann::json::exception& e) {
+            throw Error(config_file.string() + " is not valid JSON (" + e.what() + ")");
+        }
+        if (j.is_object()) {
+            if (auto it = j.find("model_type"); it != j.end() && it->is_string()) config.model_type = it->get<std::string>();
+            if (auto it = j.find("vocab_size"); it != j.end() && it->is_number_integer()) config.vocab_size = it->get<int>();
+        }
+    }
+    return chat_prompt_source(config, tokenizer_config, nullptr);
+}
+
+ChatPrompt render_chat_prompt(const ModelConfig& config, const TokenizerConfig& tokenizer_config,
+                              const Tokenizer* tokenizer, const std::vector<ChatMessage>& messages,
+                              bool add_generation_prompt) {
+    const ChatPromptSource source = chat_prompt_source(config, tokenizer_config, tokenizer);
     json list = json::array();
     for (const ChatMessage& m : messages) list.push_back(json{{"role", m.role}, {"content", m.content}});
     ChatTemplateOptions options;

@@ -57,6 +57,16 @@ struct ChatPromptSource {
     ChatFamilyFacts facts;
 };
 
+// What a loaded model offers: its tokenizer_config (chat_template, bos/eos tokens: "" means none and
+// is not passed to the template), config.json facts, and the tokenizer's vocabulary when given.
+ChatPromptSource chat_prompt_source(const ModelConfig& config, const TokenizerConfig& tokenizer_config,
+                                    const Tokenizer* tokenizer);
+
+// What a model folder offers: DIR/tokenizer_config.json (read by load_tokenizer_config, with its
+// special tokens), and model_type and vocab_size from DIR/config.json when that file exists. Throws
+// folio::Error when DIR has no tokenizer_config.json or a file is not valid JSON.
+ChatPromptSource chat_prompt_source_from_folder(const std::string& model_dir);
+
 // `messages`: a JSON array of {"role", "content", ...} objects (tool_calls etc. pass through).
 ChatPrompt render_chat_prompt(const ChatPromptSource& source, const nlohmann::ordered_json& messages,
                               bool add_generation_prompt, const ChatTemplateOptions& options);

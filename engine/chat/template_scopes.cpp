@@ -5,6 +5,7 @@
 #include <optional>
 #include <set>
 
+#include "engine/chat/template_ast_walk.h"
 #include "engine/chat/template_builtins.h"
 #include "engine/chat/template_error.h"
 
@@ -92,94 +93,8 @@ struct Symbols {
 
 // ---- FrameSymbolVisitor: what one scope's own statements read and assign ----
 
-void sym_expr(const Expr* e, Symbols& s);
-
-void sym_args(const CallArgExprs& a, Symbols& s) {
-    for (const auto& x : a.positional) sym_expr(x.get(), s);
-    for (const auto& kv : a.keywords) sym_expr(kv.second.get(), s);
-    sym_expr(a.star.get(), s);
-    sym_expr(a.star_star.get(), s);
-}
-
 void sym_expr(const Expr* e, Symbols& s) {
-    if (!e) return;
-    switch (e->kind) {
-    case ExprKind::Const: return;
-    case ExprKind::Name: s.load(static_cast<const NameExpr*>(e)->name); return;
-    case ExprKind::Tuple:
-    case ExprKind::List:
-        for (const auto& x : static_cast<const SeqExpr*>(e)->items) sym_expr(x.get(), s);
-        return;
-    case ExprKind::Dict:
-        for (const auto& [k, v] : static_cast<const DictExpr*>(e)->items) {
-            sym_expr(k.get(), s);
-            sym_expr(v.get(), s);
-        }
-        return;
-    case ExprKind::Getattr: sym_expr(static_cast<const GetattrExpr*>(e)->object.get(), s); return;
-    case ExprKind::Getitem: {
-        auto* g = static_cast<const GetitemExpr*>(e);
-        sym_expr(g->object.get(), s);
-        sym_expr(g->key.get(), s);
-        return;
-    }
-    case ExprKind::Slice: {
-        auto* sl = static_cast<const SliceExpr*>(e);
-        sym_expr(sl->start.get(), s);
-        sym_expr(sl->stop.get(), s);
-        sym_expr(sl->step.get(), s);
-        return;
-    }
-    case ExprKind::Call: {
-        auto* c = static_cast<const CallExpr*>(e);
-        sym_expr(c->callee.get(), s);
-        sym_args(c->args, s);
-        return;
-    }
-    case ExprKind::Filter: {
-        auto* f = static_cast<const FilterExpr*>(e);
-        sym_expr(f->subject.get(), s);
-        sym_args(f->args, s);
-        return;
-    }
-    case ExprKind::Test: {
-        auto* t = static_cast<const TestExpr*>(e);
-        sym_expr(t->subject.get(), s);
-        sym_args(t->args, s);
-        return;
-    }
-    case ExprKind::Cond: {
-        auto* c = static_cast<const CondExpr*>(e);
-        sym_expr(c->test.get(), s);
-        sym_expr(c->then.get(), s);
-        sym_expr(c->otherwise.get(), s);
-        return;
-    }
-    case ExprKind::And:
-    case ExprKind::Or: {
-        auto* l = static_cast<const LogicExpr*>(e);
-        sym_expr(l->left.get(), s);
-        sym_expr(l->right.get(), s);
-        return;
-    }
-    case ExprKind::Not: sym_expr(static_cast<const NotExpr*>(e)->operand.get(), s); return;
-    case ExprKind::Unary: sym_expr(static_cast<const UnaryExpr*>(e)->operand.get(), s); return;
-    case ExprKind::Binary: {
-        auto* b = static_cast<const BinaryExpr*>(e);
-        sym_expr(b->left.get(), s);
-        sym_expr(b->right.get(), s);
-        return;
-    }
-    case ExprKind::Concat:
-        for (const auto& x : static_cast<const ConcatExpr*>(e)->parts) sym_expr(x.get(), s);
-        return;
-    case ExprKind::Compare: {
-        auto* c = static_cast<const CompareExpr*>(e);
-        sym_expr(c->first.get(), s);
-        for (const auto& [k, x] : c->rest) sym_expr(x.get(), s);
-        return;
-    }
-    }
+    for_each_loaded_name(e, [&](const std::string& name) { s.load(name); });
 }
 
 void sym_target(const Target& t, Symbols& s, bool as_param) {
@@ -221,8 +136,9 @@ void sym_stmt(const Stmt& st, Symbols& s) {
         std::vector<Symbols> branches;
         branches.push_back(branch_copy(s, [&](Symbols& b) { sym_body(n.body, b); }));
         branches.push_back(branch_copy(s, [&](Symbols& b) {
-            for (const auto& [test, body] : n.elifs) {  // each elif is an If of its own in Jinja's tree
-                sym_expr(test.get(), b);
+            for (const auto& elif : n.elifs) {  // each elif is an If of its own in Jinja's tree
+                const Body& body = elif.second;
+                sym_expr(elif.first.get(), b);
                 std::vector<Symbols> inner;
                 inner.push_back(branch_copy(b, [&](Symbols& x) { sym_body(body, x); }));
                 inner.push_back(b);
@@ -249,173 +165,6 @@ void sym_stmt(const Stmt& st, Symbols& s) {
         for (const auto& v : static_cast<const WithStmt&>(st).values) sym_expr(v.get(), s);
         return;
     }
-}
-
-// ---- UndeclaredNameVisitor: does a body read `names` before assigning them? ----
-
-struct Undeclared {
-    std::set<std::string> names;
-    std::set<std::string> found;
-
-    void name(const std::string& n, bool load) {
-        if (!names.count(n)) return;
-        if (load) found.insert(n);
-        else names.erase(n);
-    }
-    void expr(const Expr* e) {
-        if (!e) return;
-        switch (e->kind) {
-        case ExprKind::Const: return;
-        case ExprKind::Name: name(static_cast<const NameExpr*>(e)->name, true); return;
-        default: break;
-        }
-        // Loads only below this point: reuse the symbol walk's traversal order.
-        Symbols probe;
-        FrameLayout layout;
-        probe.layout = &layout;
-        sym_expr(e, probe);
-        for (const auto& n : layout.names) name(n, true);
-    }
-    void target(const Target& t) {
-        if (t.kind == Target::Kind::Name) name(t.name, false);
-        else if (t.kind == Target::Kind::NsAttr) name(t.name, true);
-        else
-            for (const auto& item : t.items) target(item);
-    }
-    void args(const CallArgExprs& a) {
-        for (const auto& x : a.positional) expr(x.get());
-        for (const auto& kv : a.keywords) expr(kv.second.get());
-        expr(a.star.get());
-        expr(a.star_star.get());
-    }
-    void macro(const MacroDef& m) {
-        for (const auto& p : m.params) name(p, false);
-        for (const auto& d : m.defaults) expr(d.get());
-        body(m.body);
-    }
-    void body(const Body& b) {
-        for (const auto& st : b) stmt(*st);
-    }
-    void stmt(const Stmt& st) {
-        switch (st.kind) {
-        case StmtKind::Data:
-        case StmtKind::Block:
-        case StmtKind::Break:
-        case StmtKind::Continue: return;
-        case StmtKind::Print: expr(static_cast<const PrintStmt&>(st).expr.get()); return;
-        case StmtKind::If: {
-            auto& n = static_cast<const IfStmt&>(st);
-            expr(n.test.get());
-            body(n.body);
-            for (const auto& [t, b] : n.elifs) {
-                expr(t.get());
-                body(b);
-            }
-            body(n.else_body);
-            return;
-        }
-        case StmtKind::For: {
-            auto& n = static_cast<const ForStmt&>(st);
-            target(n.target);
-            expr(n.iter.get());
-            body(n.body);
-            body(n.else_body);
-            expr(n.filter.get());
-            return;
-        }
-        case StmtKind::Set: {
-            auto& n = static_cast<const SetStmt&>(st);
-            target(n.target);
-            expr(n.value.get());
-            return;
-        }
-        case StmtKind::SetBlock: {
-            auto& n = static_cast<const SetBlockStmt&>(st);
-            target(n.target);
-            expr(n.filter.get());
-            body(n.body);
-            return;
-        }
-        case StmtKind::Macro: macro(*static_cast<const MacroStmt&>(st).def); return;
-        case StmtKind::CallBlock: {
-            auto& n = static_cast<const CallBlockStmt&>(st);
-            expr(n.call.get());
-            macro(*n.caller);
-            return;
-        }
-        case StmtKind::FilterBlock: {
-            auto& n = static_cast<const FilterBlockStmt&>(st);
-            body(n.body);
-            expr(n.filter.get());
-            return;
-        }
-        case StmtKind::With: {
-            auto& n = static_cast<const WithStmt&>(st);
-            for (const auto& t : n.targets) target(t);
-            for (const auto& v : n.values) expr(v.get());
-            body(n.body);
-            return;
-        }
-        case StmtKind::Scope: body(static_cast<const ScopeStmt&>(st).body); return;
-        }
-    }
-};
-
-std::set<std::string> undeclared(const Body& b, std::set<std::string> names) {
-    Undeclared u{std::move(names), {}};
-    u.body(b);
-    return u.found;
-}
-
-// Does the subtree assign to a variable named `loop`?
-bool stores_loop(const Target& t) {
-    if (t.kind == Target::Kind::Name) return t.name == "loop";
-    if (t.kind == Target::Kind::Tuple)
-        for (const auto& item : t.items)
-            if (stores_loop(item)) return true;
-    return false;
-}
-
-const Target* find_loop_store(const Body& b);
-
-const Target* find_loop_store(const Stmt& st) {
-    switch (st.kind) {
-    case StmtKind::Set: {
-        auto& t = static_cast<const SetStmt&>(st).target;
-        return stores_loop(t) ? &t : nullptr;
-    }
-    case StmtKind::SetBlock: {
-        auto& n = static_cast<const SetBlockStmt&>(st);
-        if (stores_loop(n.target)) return &n.target;
-        return find_loop_store(n.body);
-    }
-    case StmtKind::For: {
-        auto& n = static_cast<const ForStmt&>(st);
-        if (stores_loop(n.target)) return &n.target;
-        if (auto* t = find_loop_store(n.body)) return t;
-        return find_loop_store(n.else_body);
-    }
-    case StmtKind::If: {
-        auto& n = static_cast<const IfStmt&>(st);
-        if (auto* t = find_loop_store(n.body)) return t;
-        for (const auto& [test, body] : n.elifs)
-            if (auto* t = find_loop_store(body)) return t;
-        return find_loop_store(n.else_body);
-    }
-    case StmtKind::Macro: return find_loop_store(static_cast<const MacroStmt&>(st).def->body);
-    case StmtKind::CallBlock: return find_loop_store(static_cast<const CallBlockStmt&>(st).caller->body);
-    case StmtKind::FilterBlock: return find_loop_store(static_cast<const FilterBlockStmt&>(st).body);
-    case StmtKind::With: return find_loop_store(static_cast<const WithStmt&>(st).body);
-    case StmtKind::Block: return find_loop_store(static_cast<const BlockStmt&>(st).body);
-    case StmtKind::Scope: return find_loop_store(static_cast<const ScopeStmt&>(st).body);
-    default: return nullptr;
-    }
-}
-
-const Target* find_loop_store(const Body& b) {
-    for (const auto& st : b)
-        if (auto* t = find_loop_store(*st)) return t;
-    return nullptr;
 }
 
 // ---- the compile walk: resolve names, analyse nested scopes, report compile errors ----
@@ -561,7 +310,7 @@ public:
     }
 
     void macro(MacroDef& m, Symbols& outer) {
-        const auto special = undeclared(m.body, {"caller", "kwargs", "varargs"});
+        const auto special = undeclared_names(m.body, {"caller", "kwargs", "varargs"});
         int caller_index = -1;
         for (size_t i = 0; i < m.params.size(); ++i)
             if (m.params[i] == "caller") caller_index = int(i);
@@ -619,7 +368,7 @@ public:
         }
         case StmtKind::For: {
             auto& n = static_cast<ForStmt&>(st);
-            const bool extended = n.recursive || undeclared(n.body, {"loop"}).count("loop");
+            const bool extended = n.recursive || undeclared_names(n.body, {"loop"}).count("loop");
             if (n.filter) {
                 n.test_target = n.target;
                 nested(n.test_frame, &s,
@@ -632,7 +381,7 @@ public:
                            expr(n.filter.get(), b, Context{});
                        });
             }
-            if (const Target* t = find_loop_store(st))
+            if (const Target* t = find_loop_assignment(st))
                 fail("Can't assign to special loop variable in for-loop target", t->pos);
             expr(n.iter.get(), s, ctx);
             nested(n.body_frame, &s,
@@ -726,48 +475,10 @@ public:
     }
 };
 
-void check_blocks(const Body& body, std::set<std::string>& seen);
-
-void check_blocks_in(const Stmt& st, std::set<std::string>& seen) {
-    switch (st.kind) {
-    case StmtKind::Block: {
-        auto& n = static_cast<const BlockStmt&>(st);
-        if (!seen.insert(n.name).second) fail("block '" + n.name + "' defined twice", n.pos);
-        check_blocks(n.body, seen);
-        return;
-    }
-    case StmtKind::If: {
-        auto& n = static_cast<const IfStmt&>(st);
-        check_blocks(n.body, seen);
-        for (const auto& [t, b] : n.elifs) check_blocks(b, seen);
-        check_blocks(n.else_body, seen);
-        return;
-    }
-    case StmtKind::For: {
-        auto& n = static_cast<const ForStmt&>(st);
-        check_blocks(n.body, seen);
-        check_blocks(n.else_body, seen);
-        return;
-    }
-    case StmtKind::SetBlock: check_blocks(static_cast<const SetBlockStmt&>(st).body, seen); return;
-    case StmtKind::Macro: check_blocks(static_cast<const MacroStmt&>(st).def->body, seen); return;
-    case StmtKind::CallBlock: check_blocks(static_cast<const CallBlockStmt&>(st).caller->body, seen); return;
-    case StmtKind::FilterBlock: check_blocks(static_cast<const FilterBlockStmt&>(st).body, seen); return;
-    case StmtKind::With: check_blocks(static_cast<const WithStmt&>(st).body, seen); return;
-    case StmtKind::Scope: check_blocks(static_cast<const ScopeStmt&>(st).body, seen); return;
-    default: return;
-    }
-}
-
-void check_blocks(const Body& body, std::set<std::string>& seen) {
-    for (const auto& st : body) check_blocks_in(*st, seen);
-}
-
 }  // namespace
 
 void analyze_scopes(TemplateAst& ast) {
-    std::set<std::string> blocks;
-    check_blocks(ast.body, blocks);
+    check_unique_block_names(ast.body);
     ast.root.toplevel = true;
     Compiler c;
     c.nested(ast.root, nullptr, [&](Symbols& s) { sym_body(ast.body, s); },

@@ -2,11 +2,12 @@
 // the fallback when a checkpoint's template is broken, and the tokenizer_config.json reader.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "engine/chat/builtin_templates.h"
 #include "engine/chat/chat_prompt.h"
-#include "engine/chat/chat_template_config.h"
 #include "engine/tokenizer/tokenizer.h"
 #include "tests/support/fixtures.h"
 
@@ -173,15 +174,19 @@ TEST(RenderChatPrompt, FromModelAndTokenizerConfigs) {
 class ChatMlVocabulary : public Tokenizer {
 public:
     std::vector<int> encode(std::string_view) const override { return {}; }
+    std::vector<int> encode_without_dummy_prefix(std::string_view) const override { return {}; }
     std::string decode(const std::vector<int>&) const override { return {}; }
     std::string token_bytes(int) const override { return {}; }
-    bool strips_leading_space() const override { return false; }
+    TokenKind token_kind(int) const override { return TokenKind::Text; }
+    LeadingSpaceRule leading_space_rule() const override { return LeadingSpaceRule::Keep; }
     std::string piece(int) const override { return {}; }
     int piece_to_id(std::string_view p) const override { return p == "<|im_start|>" ? 7 : p == "<|im_end|>" ? 8 : -1; }
     int vocab_size() const override { return 10; }
     bool is_control(int) const override { return false; }
     int bos_id() const override { return -1; }
     int eos_id() const override { return 8; }
+    int unk_id() const override { return -1; }
+    std::vector<int> special_token_ids() const override { return {7, 8}; }
     std::string kind() const override { return "test"; }
 };
 
@@ -201,52 +206,25 @@ TEST(RenderChatPrompt, TheTokenizersVocabularyInformsTheChoice) {
     EXPECT_EQ(render_chat_prompt(config, tc, &vocab, {{"user", "U"}}).template_name, "chatml");
 }
 
-TEST(ChatTemplateConfig, ReadsTokensAndTemplates) {
-    ChatTemplateConfig c;
-    parse_tokenizer_config_json(R"({"chat_template": "T", "bos_token": {"content": "<s>", "lstrip": false},
-                                    "eos_token": "</s>", "pad_token": null,
-                                    "added_tokens_decoder": {"32000": {"content": "<|im_start|>", "special": true}},
-                                    "additional_special_tokens": ["<|im_end|>"]})",
-                                "tokenizer_config.json", c);
-    EXPECT_EQ(c.chat_template, "T");
-    EXPECT_EQ(c.bos_token, "<s>");
-    EXPECT_EQ(c.eos_token, "</s>");
-    EXPECT_EQ(c.special_tokens, (std::vector<std::string>{"<s>", "</s>", "<|im_start|>", "<|im_end|>"}));
-
-    ChatTemplateConfig named;
-    parse_tokenizer_config_json(R"({"chat_template": [{"name": "tool_use", "template": "A"}, {"name": "default", "template": "B"}],
-                                    "bos_token": null})",
-                                "x.json", named);
-    EXPECT_EQ(named.chat_template, "B");
-    EXPECT_FALSE(named.bos_token.has_value());
-
-    ChatTemplateConfig bad;
-    EXPECT_THROW(parse_tokenizer_config_json(R"({"chat_template": [{"name": "tool_use", "template": "A"}]})", "x.json", bad), Error);
-    EXPECT_THROW(parse_tokenizer_config_json("{not json", "x.json", bad), Error);
-    EXPECT_THROW(parse_tokenizer_config_json(R"({"bos_token": 5})", "x.json", bad), Error);
-    try {
-        parse_tokenizer_config_json(R"({"chat_template": 3})", "dir/tokenizer_config.json", bad);
-        FAIL();
-    } catch (const Error& e) {
-        EXPECT_NE(std::string(e.what()).find("dir/tokenizer_config.json"), std::string::npos);
-    }
-}
-
-TEST(ChatTemplateConfig, ReadsAFolder) {
+TEST(ChatPromptSource, FromAFolder) {
     test::TempDir dir;
-    EXPECT_THROW(read_chat_template_config(dir.path()), Error);  // no tokenizer_config.json
-    test::write_file(dir.file("tokenizer_config.json"), R"({"eos_token": "</s>", "chat_template": "from config"})");
-    test::write_file(dir.file("config.json"), R"({"model_type": "llama", "vocab_size": 32000})");
-    ChatTemplateConfig c = read_chat_template_config(dir.path());
-    EXPECT_EQ(c.chat_template, "from config");
-    EXPECT_EQ(c.chat_template_origin, "tokenizer_config.json");
-    EXPECT_EQ(c.model_type, "llama");
-    EXPECT_EQ(c.vocab_size, 32000);
-    test::write_file(dir.file("chat_template.jinja"), "from file\n");
-    c = read_chat_template_config(dir.path());
-    EXPECT_EQ(c.chat_template, "from file\n");
-    EXPECT_EQ(c.chat_template_origin, "chat_template.jinja");
-    EXPECT_THROW(read_chat_template_config(dir.file("nope")), Error);
+    EXPECT_THROW(chat_prompt_source_from_folder(dir.path()), Error);  // no tokenizer_config.json
+    EXPECT_THROW(chat_prompt_source_from_folder(dir.file("nope")), Error);
+    test::write_file(dir.file("tokenizer_config.json"),
+                     R"({"chat_template": "T", "bos_token": null, "eos_token": {"content": "<|im_end|>", "lstrip": false},
+                         "added_tokens_decoder": {"151644": {"content": "<|im_start|>", "special": true}}})");
+    test::write_file(dir.file("config.json"), R"({"model_type": "qwen2", "vocab_size": 151936, "hidden_size": 8})");
+    const ChatPromptSource s = chat_prompt_source_from_folder(dir.path());
+    EXPECT_EQ(s.chat_template, "T");
+    EXPECT_FALSE(s.bos_token.has_value());  // null: not passed to the template
+    EXPECT_EQ(s.eos_token, "<|im_end|>");
+    EXPECT_EQ(s.facts.model_type, "qwen2");
+    EXPECT_EQ(s.facts.vocab_size, 151936);
+    EXPECT_NE(std::find(s.facts.special_tokens.begin(), s.facts.special_tokens.end(), "<|im_start|>"), s.facts.special_tokens.end());
+    EXPECT_EQ(choose_builtin_template(s.facts).name, "chatml");
+
+    test::write_file(dir.file("config.json"), "{not json");
+    EXPECT_THROW(chat_prompt_source_from_folder(dir.path()), Error);
 }
 
 }  // namespace

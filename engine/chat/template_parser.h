@@ -9,7 +9,7 @@
 
 namespace folio::jinja {
 
-inline constexpr int kMaxNesting = 80;       // statements and parentheses inside one another
+inline constexpr int kMaxNesting = 150;      // statements and parentheses inside one another
 inline constexpr int kMaxExprHeight = 200;   // operators chained in one expression (a + b + c ...)
 
 // Throws TemplateSyntaxError (with line and column).

@@ -260,7 +260,7 @@ std::string format_value(const Value& v, const std::string& spec_text, size_t li
     throw_type_error("unsupported format string passed to " + type_name(v) + ".__format__");
 }
 
-std::string percent_format(const std::string& fmt, const Value& args, size_t limit) {
+std::string percent_format(const std::string& fmt, const Value& args, size_t limit, bool escape_args) {
     std::vector<Value> positional;
     const Value* mapping = args.is_dict() ? &args : nullptr;
     const bool is_tuple = args.is_seq() && (args.seq_kind() == SeqKind::Tuple || args.seq_kind() == SeqKind::GroupTuple);
@@ -361,6 +361,7 @@ std::string percent_format(const std::string& fmt, const Value& args, size_t lim
         case 'a': {
             std::string text = conv == 's' ? py_str(*arg, limit) : conv == 'r' ? py_repr(*arg, limit) : ascii_repr(*arg, limit);
             if (s.precision >= 0) text = py_substr(text, 0, s.precision);
+            if (escape_args && !(conv == 's' && arg->is_markup())) text = html_escape(text);
             Spec t = s;
             t.zero = false;
             out += pad("", text, t, '>', limit);
@@ -441,6 +442,7 @@ struct FormatState {
     const CallArgs& args;
     const FieldLookup& lookup;
     size_t limit;
+    bool escape;
     int auto_index = 0;  // -1 once manual numbering was used
     bool manual = false;
 };
@@ -525,7 +527,8 @@ std::string render_field(FormatState& st, const std::string& field_text, int rec
     case 'a': v = Value::string(ascii_repr(v, st.limit)); break;
     default: value_error(std::string("Unknown conversion specifier ") + conversion);
     }
-    return format_value(v, spec, st.limit);
+    std::string text = format_value(v, spec, st.limit);
+    return st.escape && !v.is_markup() ? html_escape(text) : text;
 }
 
 std::string expand(FormatState& st, const std::string& fmt, int recursion) {
@@ -568,8 +571,9 @@ std::string expand(FormatState& st, const std::string& fmt, int recursion) {
 
 }  // namespace
 
-std::string str_format(const std::string& fmt, const CallArgs& args, const FieldLookup& lookup, size_t limit) {
-    FormatState st{args, lookup, limit};
+std::string str_format(const std::string& fmt, const CallArgs& args, const FieldLookup& lookup, size_t limit,
+                       bool escape_fields) {
+    FormatState st{args, lookup, limit, escape_fields};
     return expand(st, fmt, 2);
 }
 

@@ -17,7 +17,7 @@ std::string type_name(const Value& v) {
     case Value::Kind::Bool: return "bool";
     case Value::Kind::Int: return "int";
     case Value::Kind::Float: return "float";
-    case Value::Kind::String: return "str";
+    case Value::Kind::String: return v.is_markup() ? "Markup" : "str";
     case Value::Kind::Dict: return "dict";
     case Value::Kind::Object: return v.obj()->type_name();
     case Value::Kind::Seq:
@@ -214,7 +214,7 @@ Value repeat(const Value& seq, int64_t times, size_t limit) {
         std::string out;
         out.reserve(s.size() * size_t(times));
         for (int64_t i = 0; i < times; ++i) out += s;
-        return Value::string(std::move(out));
+        return seq.is_markup() ? Value::markup(std::move(out)) : Value::string(std::move(out));
     }
     const auto& items = seq.items();
     if (times > 0 && !items.empty())
@@ -268,6 +268,11 @@ Value float_result(double r) {
 }  // namespace
 
 Value py_binary(BinaryOp op, const Value& a, const Value& b, size_t limit) {
+    // str % x is str's own operation, whatever x is (an Undefined right operand included).
+    if (op == BinaryOp::Mod && a.is_string()) {
+        if (a.is_markup()) return Value::markup(percent_format(a.str(), b, limit, true));
+        return Value::string(percent_format(a.str(), b, limit));
+    }
     if (a.is_undefined()) fail_undefined(a);
     if (b.is_undefined()) fail_undefined(b);
     const bool ints = a.is_integral() && b.is_integral();
@@ -280,6 +285,13 @@ Value py_binary(BinaryOp op, const Value& a, const Value& b, size_t limit) {
             return Value::integer(r);
         }
         if (nums) return Value::number(a.as_float() + b.as_float());
+        if (a.is_markup() || b.is_markup()) {  // Markup + str escapes the str (and the other way round)
+            if (!a.is_string() || !b.is_string()) unsupported("+", a, b);
+            std::string out = a.is_markup() ? a.str() : html_escape(a.str());
+            out += b.is_markup() ? b.str() : html_escape(b.str());
+            check_size(out.size(), limit, "string");
+            return Value::markup(std::move(out));
+        }
         if (a.is_string()) {
             if (!b.is_string()) throw_type_error("can only concatenate str (not \"" + type_name(b) + "\") to str");
             check_size(a.str().size() + b.str().size(), limit, "string");
@@ -329,7 +341,6 @@ Value py_binary(BinaryOp op, const Value& a, const Value& b, size_t limit) {
         unsupported("/", a, b);
     case BinaryOp::FloorDiv:
     case BinaryOp::Mod:
-        if (op == BinaryOp::Mod && a.is_string()) return Value::string(percent_format(a.str(), b, limit));
         if (ints) {
             const int64_t x = a.as_int(), y = b.as_int();
             if (y == 0)

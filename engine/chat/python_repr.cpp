@@ -80,7 +80,10 @@ void append_repr(std::string& out, const Value& v, size_t limit, int depth) {
     switch (v.kind()) {
     case Value::Kind::Missing:
     case Value::Kind::Undefined: out += "Undefined"; break;
-    case Value::Kind::String: out += py_string_repr(v.str()); break;
+    case Value::Kind::String:
+        if (v.is_markup()) out += "Markup(" + py_string_repr(v.str()) + ")";
+        else out += py_string_repr(v.str());
+        break;
     case Value::Kind::Seq: {
         const auto& items = v.items();
         switch (v.seq_kind()) {

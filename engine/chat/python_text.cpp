@@ -356,6 +356,22 @@ std::string py_zfill(std::string_view s, int64_t width) {
     return out;
 }
 
+std::string html_escape(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    for (char c : s) {
+        switch (c) {
+        case '&': out += "&amp;"; break;
+        case '<': out += "&lt;"; break;
+        case '>': out += "&gt;"; break;
+        case '\'': out += "&#39;"; break;
+        case '"': out += "&#34;"; break;
+        default: out += c;
+        }
+    }
+    return out;
+}
+
 std::string py_string_repr(std::string_view s) {
     const bool has_single = s.find('\'') != std::string_view::npos;
     const bool has_double = s.find('"') != std::string_view::npos;

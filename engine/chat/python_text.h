@@ -63,6 +63,9 @@ bool py_istitle(std::string_view s);
 std::string py_pad(std::string_view s, int64_t width, char32_t fill, char align /* '<' '>' '^' */);
 std::string py_zfill(std::string_view s, int64_t width);
 
+// markupsafe's escape(): & < > ' " as HTML entities.
+std::string html_escape(std::string_view s);
+
 // Python's repr() of a str: quotes chosen as Python chooses them, non-printable characters escaped.
 std::string py_string_repr(std::string_view s);
 

@@ -59,7 +59,10 @@ Value Renderer::getitem(const Value& obj, const Value& key) {
     if (obj.is_string()) {
         if (key.is_integral()) {
             const std::u32string cps = to_code_points(obj.str());
-            if (auto i = index(int64_t(cps.size()))) return Value::string(to_utf8(std::u32string(1, cps[size_t(*i)])));
+            if (auto i = index(int64_t(cps.size()))) {
+                std::string ch = to_utf8(std::u32string(1, cps[size_t(*i)]));
+                return obj.is_markup() ? Value::markup(std::move(ch)) : Value::string(std::move(ch));
+            }
         }
     } else if (obj.is_seq()) {
         const SeqKind k = obj.seq_kind();

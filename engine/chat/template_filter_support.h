@@ -29,6 +29,11 @@ using Bound = std::vector<std::optional<Value>>;
 
 inline std::string soft_str(Renderer& r, const Value& v) { return py_str(v, r.text_limit()); }
 
+// A str result that stays Markup when the filter's input was Markup (markupsafe's str methods do).
+inline Value like(const Value& input, std::string s) {
+    return input.is_markup() ? Value::markup(std::move(s)) : Value::string(std::move(s));
+}
+
 inline Value generator(std::vector<Value> items, const char* origin) {
     return Value::object(std::make_shared<GeneratorObject>(std::move(items), origin));
 }

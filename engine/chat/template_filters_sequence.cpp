@@ -235,7 +235,7 @@ Value f_reverse(Renderer& r, Value v, CallArgs a) {
     if (v.is_string()) {
         std::u32string cps = to_code_points(v.str());
         std::reverse(cps.begin(), cps.end());
-        return Value::string(to_utf8(cps));
+        return like(v, to_utf8(cps));
     }
     if (!is_iterable(v)) throw Fault(FaultKind::FilterArgumentError, "argument must be iterable");
     auto items = items_of(r, v);

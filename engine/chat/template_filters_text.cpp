@@ -23,14 +23,14 @@ Value f_abs(Renderer&, Value v, CallArgs a) {
 
 Value f_capitalize(Renderer& r, Value v, CallArgs a) {
     bind_args(a, "do_capitalize", {});
-    return Value::string(py_capitalize(soft_str(r, v)));
+    return like(v, py_capitalize(soft_str(r, v)));
 }
 
 Value f_center(Renderer& r, Value v, CallArgs a) {
     Bound b = bind_args(a, "do_center", {"width"});
     const int64_t width = b[0] ? int_arg(*b[0], "width") : 80;
     if (width > int64_t(r.text_limit())) check_text_size(size_t(width), r.text_limit());
-    return Value::string(py_pad(soft_str(r, v), width, ' ', '^'));
+    return like(v, py_pad(soft_str(r, v), width, ' ', '^'));
 }
 
 Value f_default(Renderer&, Value v, CallArgs a) {
@@ -39,25 +39,15 @@ Value f_default(Renderer&, Value v, CallArgs a) {
     return v;
 }
 
-std::string html_escape(const std::string& s) {
-    std::string out;
-    out.reserve(s.size());
-    for (char c : s) {
-        switch (c) {
-        case '&': out += "&amp;"; break;
-        case '<': out += "&lt;"; break;
-        case '>': out += "&gt;"; break;
-        case '\'': out += "&#39;"; break;
-        case '"': out += "&#34;"; break;
-        default: out += c;
-        }
-    }
-    return out;
-}
-
 Value f_escape(Renderer& r, Value v, CallArgs a) {
     if (!a.positional.empty() || !a.keywords.empty()) throw_type_error("escape() takes exactly one argument");
-    return Value::string(html_escape(soft_str(r, v)));
+    if (v.is_markup()) return v;  // already safe
+    return Value::markup(html_escape(soft_str(r, v)));
+}
+
+Value f_forceescape(Renderer& r, Value v, CallArgs a) {
+    bind_args(a, "do_forceescape", {});
+    return Value::markup(html_escape(soft_str(r, v)));
 }
 
 Value f_filesizeformat(Renderer&, Value v, CallArgs a) {
@@ -113,7 +103,7 @@ Value f_format(Renderer& r, Value v, CallArgs a) {
     } else {
         args = Value::tuple(std::move(a.positional));
     }
-    return Value::string(percent_format(soft_str(r, v), args, r.text_limit()));
+    return like(v, percent_format(soft_str(r, v), args, r.text_limit(), v.is_markup()));
 }
 
 Value f_indent(Renderer& r, Value v, CallArgs a) {
@@ -152,7 +142,7 @@ Value f_indent(Renderer& r, Value v, CallArgs a) {
         }
     }
     if (arg_true(b[1])) out = indention + out;
-    return Value::string(std::move(out));
+    return like(v, std::move(out));
 }
 
 Value f_int(Renderer&, Value v, CallArgs a) {
@@ -172,12 +162,12 @@ Value f_int(Renderer&, Value v, CallArgs a) {
 
 Value f_lower(Renderer& r, Value v, CallArgs a) {
     bind_args(a, "do_lower", {});
-    return Value::string(py_lower(soft_str(r, v)));
+    return like(v, py_lower(soft_str(r, v)));
 }
 
 Value f_upper(Renderer& r, Value v, CallArgs a) {
     bind_args(a, "do_upper", {});
-    return Value::string(py_upper(soft_str(r, v)));
+    return like(v, py_upper(soft_str(r, v)));
 }
 
 Value f_replace(Renderer& r, Value v, CallArgs a) {
@@ -231,12 +221,13 @@ Value f_round(Renderer&, Value v, CallArgs a) {
 
 Value f_safe(Renderer& r, Value v, CallArgs a) {
     bind_args(a, "do_mark_safe", {});
-    return Value::string(soft_str(r, v));
+    if (v.is_markup()) return v;
+    return Value::markup(soft_str(r, v));
 }
 
 Value f_string(Renderer& r, Value v, CallArgs a) {
     bind_args(a, "soft_str", {});
-    return Value::string(soft_str(r, v));
+    return like(v, soft_str(r, v));
 }
 
 Value f_title(Renderer& r, Value v, CallArgs a) {
@@ -290,7 +281,7 @@ Value f_trim(Renderer& r, Value v, CallArgs a) {
         if (!b[0]->is_string()) throw_type_error("strip arg must be None or str");
         chars = b[0]->str();
     }
-    return Value::string(py_strip(soft_str(r, v), chars, true, true));
+    return like(v, py_strip(soft_str(r, v), chars, true, true));
 }
 
 Value f_truncate(Renderer& r, Value v, CallArgs a) {
@@ -307,8 +298,10 @@ Value f_truncate(Renderer& r, Value v, CallArgs a) {
     const std::string& s = v.str();
     if (int64_t(code_point_count(s)) <= length + leeway) return v;
     const std::string head = py_substr(s, 0, length - end_len);
-    if (arg_true(c[1])) return Value::string(head + end);
-    return Value::string(py_rsplit(head, std::string(" "), 1).front() + end);
+    // Markup + end escapes `end`
+    const std::string tail = v.is_markup() ? html_escape(end) : end;
+    if (arg_true(c[1])) return like(v, head + tail);
+    return like(v, py_rsplit(head, std::string(" "), 1).front() + tail);
 }
 
 Value f_wordcount(Renderer& r, Value v, CallArgs a) {
@@ -334,7 +327,7 @@ const FilterEntry kFilters[] = {
     {"escape", f_escape},
     {"filesizeformat", f_filesizeformat},
     {"float", f_float},
-    {"forceescape", f_escape},
+    {"forceescape", f_forceescape},
     {"format", f_format},
     {"indent", f_indent},
     {"int", f_int},

@@ -314,6 +314,59 @@ Value str_method(Renderer& r, const std::string& s, const std::string& name, Cal
     throw Fault(FaultKind::TemplateRuntimeError, "str." + name + "() is not supported by this template engine");
 }
 
+// markupsafe's Markup methods: most take escaped arguments and return Markup again.
+Value markup_method(Renderer& r, const std::string& s, const std::string& name, CallArgs& a) {
+    auto escape_args = [&]() {
+        for (Value& v : a.positional)
+            if (v.is_string() && !v.is_markup()) v = Value::markup(html_escape(v.str()));
+        for (auto& kv : a.keywords)
+            if (kv.second.is_string() && !kv.second.is_markup()) kv.second = Value::markup(html_escape(kv.second.str()));
+    };
+    auto as_markup = [](Value v) {
+        if (v.is_string()) return Value::markup(v.str());
+        if (v.is_seq()) {
+            std::vector<Value> items;
+            for (const Value& x : v.items()) items.push_back(x.is_string() ? Value::markup(x.str()) : x);
+            return Value::sequence(std::move(items), v.seq_kind());
+        }
+        return v;
+    };
+    static const std::set<std::string> escaping{"capitalize", "title", "lower", "upper", "replace", "ljust", "rjust",
+                                                "lstrip", "rstrip", "center", "strip", "expandtabs", "swapcase", "zfill"};
+    if (escaping.count(name)) {
+        escape_args();
+        return as_markup(str_method(r, s, name, a));
+    }
+    if (name == "split" || name == "rsplit" || name == "splitlines") return as_markup(str_method(r, s, name, a));
+    if (name == "partition" || name == "rpartition") {
+        escape_args();
+        return as_markup(str_method(r, s, name, a));
+    }
+    if (name == "join") {
+        if (a.positional.size() == 1 && is_iterable(a.positional[0])) {
+            std::vector<Value> items;
+            for (Value& v : r.iterate(a.positional[0]))
+                items.push_back(v.is_string() && !v.is_markup() ? Value::markup(html_escape(v.str())) : v);
+            a.positional[0] = Value::list(std::move(items));
+        }
+        return as_markup(str_method(r, s, name, a));
+    }
+    if (name == "format" || name == "format_map") {
+        FieldLookup lookup = [&r](const Value& obj, const Value& key, bool attribute) {
+            return attribute ? r.getattr(obj, key.str()) : r.getitem(obj, key);
+        };
+        if (name == "format") return Value::markup(str_format(s, a, lookup, r.text_limit(), true));
+        no_keywords(a, "Markup", name);
+        arity(a, name, 1, 1);
+        if (!a.positional[0].is_dict()) throw_type_error("'" + type_name(a.positional[0]) + "' object is not a mapping");
+        CallArgs kw;
+        for (const auto& [k, v] : a.positional[0].dict().items)
+            if (k.is_string()) kw.keywords.emplace_back(k.str(), v);
+        return Value::markup(str_format(s, kw, lookup, r.text_limit(), true));
+    }
+    return str_method(r, s, name, a);  // startswith, find, isdigit, ...: not strings
+}
+
 int64_t sequence_index(const std::vector<Value>& items, const CallArgs& a, const std::string& type) {
     arity(a, "index", 1, 3);
     const int64_t n = int64_t(items.size());
@@ -341,7 +394,9 @@ std::optional<Value> builtin_attribute(Renderer& r, const Value& obj, const std:
 
 Value call_builtin_method(Renderer& r, const Value& receiver, const std::string& name, CallArgs args) {
     switch (receiver.kind()) {
-    case Value::Kind::String: return str_method(r, receiver.str(), name, args);
+    case Value::Kind::String:
+        if (receiver.is_markup()) return markup_method(r, receiver.str(), name, args);
+        return str_method(r, receiver.str(), name, args);
     case Value::Kind::Dict: {
         const auto& d = receiver.dict();
         if (name == "get") {

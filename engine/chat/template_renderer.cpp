@@ -463,7 +463,7 @@ Value Renderer::slice(const Value& obj, const SliceExpr& s, Frame& f) {
     if (obj.is_string()) {
         std::u32string out;
         for (int64_t i : picked) out += cps[size_t(i)];
-        return Value::string(to_utf8(out));
+        return obj.is_markup() ? Value::markup(to_utf8(out)) : Value::string(to_utf8(out));
     }
     std::vector<Value> out;
     for (int64_t i : picked) out.push_back((*items)[size_t(i)]);

@@ -87,9 +87,9 @@ bool t_callable(Renderer&, const Value& v, CallArgs a) {
     return v.is_undefined() || (v.is_object() && v.obj()->callable());
 }
 
-bool t_escaped(Renderer&, const Value&, CallArgs a) {
+bool t_escaped(Renderer&, const Value& v, CallArgs a) {
     no_args(a, "test_escaped");
-    return false;  // no Markup strings without autoescaping
+    return v.is_markup();
 }
 
 bool t_in(Renderer&, const Value& v, CallArgs a) { return py_contains(one_arg(a, "test_in", "seq"), v); }

@@ -79,6 +79,12 @@ Value Value::string(std::string s) {
     return v;
 }
 
+Value Value::markup(std::string s) {
+    Value v = string(std::move(s));
+    v.markup_ = true;
+    return v;
+}
+
 Value Value::sequence(std::vector<Value> items, SeqKind kind) {
     int deepest = 0;
     for (const Value& item : items) deepest = std::max(deepest, item.depth());

@@ -74,6 +74,8 @@ public:
     static Value integer(int64_t i);
     static Value number(double d);
     static Value string(std::string s);
+    // markupsafe's Markup: a str marked safe (|safe, |escape); + and % escape the other operand.
+    static Value markup(std::string s);
     static Value sequence(std::vector<Value> items, SeqKind kind = SeqKind::List);
     static Value list(std::vector<Value> items) { return sequence(std::move(items), SeqKind::List); }
     static Value tuple(std::vector<Value> items) { return sequence(std::move(items), SeqKind::Tuple); }
@@ -90,7 +92,8 @@ public:
     bool is_float() const { return kind_ == Kind::Float; }
     bool is_number() const { return kind_ == Kind::Bool || kind_ == Kind::Int || kind_ == Kind::Float; }
     bool is_integral() const { return kind_ == Kind::Bool || kind_ == Kind::Int; }  // Python int (bool included)
-    bool is_string() const { return kind_ == Kind::String; }
+    bool is_string() const { return kind_ == Kind::String; }  // Markup included, as in Python
+    bool is_markup() const { return kind_ == Kind::String && markup_; }
     bool is_seq() const { return kind_ == Kind::Seq; }
     bool is_dict() const { return kind_ == Kind::Dict; }
     bool is_object() const { return kind_ == Kind::Object; }
@@ -113,6 +116,7 @@ public:
 
 private:
     Kind kind_;
+    bool markup_ = false;
     union {
         bool b_;
         int64_t i_;

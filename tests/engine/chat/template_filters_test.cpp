@@ -43,6 +43,11 @@ const Case kCases[] = {
     {"{{ '%s-%03d-%.2f' | format('a', 7, 3.14159) }}|{{ '%(x)s!' | format(x='y') }}", "a-007-3.14|y!"},
     {"{{ '<a href=\"x\">&\\'</a>' | e }}|{{ '<b>' | escape }}|{{ 5 | e }}", "&lt;a href=&#34;x&#34;&gt;&amp;&#39;&lt;/a&gt;|&lt;b&gt;|5"},
     {"{{ '<b>' | safe }}|{{ 3 | string }}|{{ none | string }}|{{ {'a': [1]} | string }}", "<b>|3|None|{'a': [1]}"},
+    // Markup (what |safe and |escape return): + and % escape the other side, |e leaves it alone
+    {"{% set x = \"<b>'\" %}{{ x|safe + x }}|{{ x + x|safe }}|{{ x|e|e }}|{{ x|forceescape|forceescape }}|{{ (x|safe) ~ x }}",
+     "<b>'&lt;b&gt;&#39;|&lt;b&gt;&#39;<b>'|&lt;b&gt;&#39;|&amp;lt;b&amp;gt;&amp;#39;|<b>'<b>'"},
+    {"{% set x = \"<b>'\" %}{{ ('%s!'|safe) % x }}|{{ (x|safe).upper() }}|{{ [x|safe] }}|{{ x|safe|tojson }}|{{ ('|'|safe).join([x, 'y']) }}",
+     "&lt;b&gt;&#39;!|<B>'|[Markup(\"<b>'\")]|\"<b>'\"|&lt;b&gt;&#39;|y"},
     {"{{ 'abc' | reverse }}|{{ [1, 2, 3] | reverse | list }}|{{ 'héllo' | length }}|{{ 'abc' | count }}", "cba|[3, 2, 1]|5|3"},
     // numbers
     {"{{ -3 | abs }}|{{ -2.5 | abs }}|{{ 3.7 | int }}|{{ '42' | int }}|{{ '42.9' | int }}|{{ 'x' | int }}|{{ 'x' | int(7) }}",

@@ -48,7 +48,7 @@ const Case kCases[] = {
     {"{{ 'length' is filter }}{{ 'urlize' is filter }}{{ 'nope' is filter }}{{ 'odd' is test }}{{ 'nope' is test }}",
      "TrueTrueFalseTrueFalse"},
     {"{{ 'a' is not string }}{{ not 'a' is string }}{{ 1 is not defined }}", "FalseFalseFalse"},
-    {"{{ 'x' is escaped }}", "False"},
+    {"{{ 'x' is escaped }}{{ 'x' | safe is escaped }}{{ 'x' | e is escaped }}{{ (('x' | e) ~ '') is escaped }}", "FalseTrueTrueFalse"},
     // str methods
     {"[{{ '  a b  '.strip() }}][{{ '  a  '.lstrip() }}][{{ '  a  '.rstrip() }}][{{ 'xxaxx'.strip('x') }}][{{ '\u00a0a\u3000'.strip() }}]",
      "[a b][a  ][  a][a][a]"},

@@ -8,6 +8,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/thread_pool.h"
+#include "engine/cpu/cpu_linear.h"
 #include "engine/cpu/kernels.h"
 #include "engine/cpu/ops.h"
 #include "engine/model/model.h"
@@ -67,9 +68,14 @@ class CpuBackend final : public Backend {
 public:
     CpuBackend(const Model& model, const BackendOptions& options)
         : model_(model), cfg_(model.config), pool_(options.num_threads), inv_freq_(cpu::rope_inv_freq(cfg_)) {
+        act_parts_ = options.cpu_int8_activations ? 1 : 3;
         for (const auto& L : model.weights.layers) {
             norms_.push_back({to_f32(L.input_norm), to_f32(L.post_attention_norm)});
+            layers_.push_back({cpu::prepare_linear(L.q_proj), cpu::prepare_linear(L.k_proj), cpu::prepare_linear(L.v_proj),
+                               cpu::prepare_linear(L.o_proj), cpu::prepare_linear(L.gate_proj), cpu::prepare_linear(L.up_proj),
+                               cpu::prepare_linear(L.down_proj)});
         }
+        lm_head_ = cpu::prepare_linear(model.weights.lm_head);
         final_norm_ = to_f32(model.weights.final_norm);
         if (options.progress) options.progress(1.0f);
     }
@@ -137,6 +143,11 @@ private:
     struct LayerNorms { std::vector<float> input, post; };
     std::vector<LayerNorms> norms_;
     std::vector<float> final_norm_;
+    struct LayerLinears { cpu::PreparedLinear q, k, v, o, gate, up, down; };
+    std::vector<LayerLinears> layers_;
+    cpu::PreparedLinear lm_head_;
+    int act_parts_ = 3;
+    cpu::QuantizedActs acts_;
     KvLayout layout_;
     std::vector<std::vector<float>> k_pool_, v_pool_;
     Scratch s_;
@@ -183,13 +194,12 @@ void CpuBackend::forward(const ForwardBatch& batch, std::vector<float>& logits) 
 
     const float scale = 1.0f / std::sqrt(float(hd));
     for (int l = 0; l < c.num_layers; ++l) {
-        const LayerWeights& L = model_.weights.layers[size_t(l)];
         pool_.parallel_for(T, 1, [&](int64_t b, int64_t e) {
             cpu::rms_norm(s_.x.data() + size_t(b) * H, norms_[size_t(l)].input.data(), s_.xn.data() + size_t(b) * H, int(e - b), H, c.rms_norm_eps);
         });
-        cpu::linear(L.q_proj, s_.xn.data(), T, s_.q.data(), pool_);   // [T, q_dim]
-        cpu::linear(L.k_proj, s_.xn.data(), T, s_.k.data(), pool_);   // [T, kv_dim]
-        cpu::linear(L.v_proj, s_.xn.data(), T, s_.v.data(), pool_);   // [T, kv_dim]
+        const LayerLinears& P = layers_[size_t(l)];
+        // q [T, q_dim], k and v [T, kv_dim]
+        cpu::run_linears({{&P.q, s_.q.data()}, {&P.k, s_.k.data()}, {&P.v, s_.v.data()}}, s_.xn.data(), T, act_parts_, acts_, pool_);
         pool_.parallel_for(T, 1, [&](int64_t b, int64_t e) {
             cpu::rope(s_.q.data() + size_t(b) * q_dim, int(e - b), c.num_heads, hd, s_.positions.data() + b, inv_freq_.data());
             cpu::rope(s_.k.data() + size_t(b) * kv_dim, int(e - b), c.num_kv_heads, hd, s_.positions.data() + b, inv_freq_.data());
@@ -209,18 +219,18 @@ void CpuBackend::forward(const ForwardBatch& batch, std::vector<float>& logits) 
                                 h / (c.num_heads / c.num_kv_heads), layout_, kp, vp,
                                 batch.block_tables.data() + seq.block_table_offset, scale, scores);
         });
-        cpu::linear(L.o_proj, s_.attn.data(), T, s_.proj.data(), pool_);  // [T, H]
+        cpu::run_linears({{&P.o, s_.proj.data()}}, s_.attn.data(), T, act_parts_, acts_, pool_);  // [T, H]
         for (size_t i = 0; i < size_t(T) * H; ++i) s_.x[i] += s_.proj[i];
         pool_.parallel_for(T, 1, [&](int64_t b, int64_t e) {
             cpu::rms_norm(s_.x.data() + size_t(b) * H, norms_[size_t(l)].post.data(), s_.xn.data() + size_t(b) * H, int(e - b), H, c.rms_norm_eps);
         });
-        cpu::linear(L.gate_proj, s_.xn.data(), T, s_.gate.data(), pool_);  // [T, I]
-        cpu::linear(L.up_proj, s_.xn.data(), T, s_.up.data(), pool_);      // [T, I]
+        // gate and up [T, I]
+        cpu::run_linears({{&P.gate, s_.gate.data()}, {&P.up, s_.up.data()}}, s_.xn.data(), T, act_parts_, acts_, pool_);
         const int64_t n_inter = int64_t(T) * c.intermediate_size;
         pool_.parallel_for(n_inter, 4096, [&](int64_t b, int64_t e) {
             cpu::silu_mul(s_.gate.data() + b, s_.up.data() + b, s_.gate.data() + b, e - b);
         });
-        cpu::linear(L.down_proj, s_.gate.data(), T, s_.proj.data(), pool_);  // [T, H]
+        cpu::run_linears({{&P.down, s_.proj.data()}}, s_.gate.data(), T, act_parts_, acts_, pool_);  // [T, H]
         for (size_t i = 0; i < size_t(T) * H; ++i) s_.x[i] += s_.proj[i];
     }
 
@@ -235,7 +245,7 @@ void CpuBackend::forward(const ForwardBatch& batch, std::vector<float>& logits) 
         ++r;
     }
     logits.resize(size_t(rows) * c.vocab_size);
-    if (rows > 0) cpu::linear(model_.weights.lm_head, s_.logits_in.data(), rows, logits.data(), pool_);
+    if (rows > 0) cpu::run_linears({{&lm_head_, logits.data()}}, s_.logits_in.data(), rows, act_parts_, acts_, pool_);
 }
 
 }  // namespace

@@ -16,7 +16,7 @@ const KernelTable* kernels_for(const char* isa) {
         __builtin_cpu_supports("f16c"))
         return &avx2::table;
     if (!std::strcmp(isa, "avx512") && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-        __builtin_cpu_supports("avx512vl"))
+        __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni"))
         return &avx512::table;
 #endif
     return nullptr;

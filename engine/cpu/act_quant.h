@@ -1,0 +1,39 @@
+#pragma once
+// Activations split into int8 parts per block for the integer AWQ kernels. A block of `block`
+// inputs with d = max|x| / 127 is written as
+//   x ~= d * (x0 + x1 / 128 + x2 / 128^2),   x0, x1, x2 in [-127, 127]
+// with as many parts as asked: 1 part is plain int8 (error up to d/2), 3 parts leave an error of at
+// most d/2^15 (about 1e-7 of the block's largest value, fp32-class). Integer dot products of the
+// parts with the 4-bit weights are exact, so their order never matters; only the per-group fp32
+// epilogue is ordered, and it is the same code for every batch size and instruction set.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace folio::cpu {
+
+struct QuantizedActs {
+    int rows = 0, cols = 0, block = 0, parts = 0;
+    int blocks_per_row = 0;
+    // [rows][parts][cols] int8
+    std::vector<int8_t> q;
+    // [rows][blocks_per_row]: d of each block, and Xc = X0 + (X1 + X2/128)/128 with Xp = sum of the
+    // block's part p (the zero-point correction of the epilogue).
+    std::vector<float> scale, sum;
+
+    const int8_t* part(int row, int p) const { return q.data() + (size_t(row) * parts + size_t(p)) * size_t(cols); }
+};
+
+// x: [rows, cols], cols a multiple of block. Deterministic, the same on every CPU.
+void quantize_acts(const float* x, int rows, int cols, int block, int parts, QuantizedActs& out);
+
+// The fp32 value combined from the parts' integer sums, as the epilogue computes it:
+//   parts 1: I0;  2: I0 + I1/128;  3: I0 + (I1 + I2/128)/128   (each step rounded to fp32)
+inline float combine_parts(const int32_t* I, int parts) {
+    constexpr float k = 1.0f / 128.0f;
+    if (parts == 1) return float(I[0]);
+    if (parts == 2) return float(I[0]) + float(I[1]) * k;
+    return float(I[0]) + (float(I[1]) + float(I[2]) * k) * k;
+}
+
+}  // namespace folio::cpu

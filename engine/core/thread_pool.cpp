@@ -15,12 +15,25 @@ namespace {
 // Workers spin this long after a job before sleeping: a decode step issues hundreds of short jobs,
 // and a condition-variable wake-up per job would cost more than the jobs themselves.
 constexpr auto kSpinFor = std::chrono::microseconds(2000);
+
+// Waits for `done()`: pause-spins first (a job's tail is microseconds), then yields the core, so a
+// thread that waits on a preempted one (more threads than cores, or a busy machine) hands it the CPU
+// instead of burning the time slice it needs.
+template <class Pred>
+inline void wait_until(Pred&& done) {
+    for (int spins = 0; !done(); ++spins) {
+        if (spins < 2048) FOLIO_PAUSE();
+        else std::this_thread::yield();
+    }
+}
 }  // namespace
 
 ThreadPool::ThreadPool(int num_threads) {
     if (num_threads <= 0) num_threads = int(std::thread::hardware_concurrency());
     if (num_threads <= 0) num_threads = 1;
     workers_.reserve(size_t(num_threads - 1));
+    // Workers start from generation 0, not from whatever they read when they first run: a worker that
+    // starts late must still see the jobs (and the stop) issued before it ran.
     for (int i = 1; i < num_threads; ++i) workers_.emplace_back([this] { worker_loop(); });
 }
 
@@ -46,7 +59,7 @@ void ThreadPool::work_on_current_job() {
 
 void ThreadPool::dispatch(int64_t num_tasks, TaskFn fn, void* ctx) {
     for (;;) {
-        while (active_workers_.load(std::memory_order_acquire) != 0) FOLIO_PAUSE();
+        wait_until([&] { return active_workers_.load(std::memory_order_acquire) == 0; });
         std::unique_lock lock(mutex_);
         // A worker joins a job only under the mutex, so this check cannot race with one joining.
         if (active_workers_.load(std::memory_order_acquire) != 0) continue;
@@ -62,17 +75,18 @@ void ThreadPool::dispatch(int64_t num_tasks, TaskFn fn, void* ctx) {
     active_workers_.fetch_add(1, std::memory_order_acq_rel);
     work_on_current_job();
     active_workers_.fetch_sub(1, std::memory_order_acq_rel);
-    while (tasks_done_.load(std::memory_order_acquire) < num_tasks) FOLIO_PAUSE();
+    wait_until([&] { return tasks_done_.load(std::memory_order_acquire) >= num_tasks; });
 }
 
 void ThreadPool::worker_loop() {
-    uint64_t seen = generation_.load(std::memory_order_acquire);
+    uint64_t seen = 0;
     for (;;) {
         const auto spin_until = std::chrono::steady_clock::now() + kSpinFor;
         int spins = 0;
         while (generation_.load(std::memory_order_acquire) == seen) {
-            FOLIO_PAUSE();
-            if (++spins % 256 == 0 && std::chrono::steady_clock::now() > spin_until) {
+            if (++spins < 2048) FOLIO_PAUSE();
+            else std::this_thread::yield();
+            if (spins % 256 == 0 && std::chrono::steady_clock::now() > spin_until) {
                 std::unique_lock lock(mutex_);
                 wake_.wait(lock, [&] { return generation_.load(std::memory_order_acquire) != seen; });
             }

@@ -3,9 +3,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/core/thread_pool.h"
+#include "engine/cpu/kernels.h"
+
 namespace folio::cpu {
 
-void quantize_acts(const float* x, int rows, int cols, int block, int parts, QuantizedActs& out) {
+
+void quantize_acts(const float* x, int rows, int cols, int block, int parts, QuantizedActs& out, ThreadPool* pool) {
     out.rows = rows;
     out.cols = cols;
     out.block = block;
@@ -14,28 +18,14 @@ void quantize_acts(const float* x, int rows, int cols, int block, int parts, Qua
     out.q.resize(size_t(rows) * size_t(parts) * size_t(cols));
     out.scale.resize(size_t(rows) * size_t(out.blocks_per_row));
     out.sum.resize(out.scale.size());
-    for (int r = 0; r < rows; ++r) {
-        const float* xr = x + size_t(r) * cols;
-        for (int b = 0; b < out.blocks_per_row; ++b) {
-            float amax = 0.0f;
-            for (int i = b * block; i < (b + 1) * block; ++i) amax = std::max(amax, std::fabs(xr[i]));
-            const float d = amax / 127.0f;
-            // Residuals in double: x / d is then exact to far below what the parts resolve.
-            const double inv = d > 0.0f ? 1.0 / double(d) : 0.0;
-            int32_t sums[3] = {0, 0, 0};
-            for (int i = b * block; i < (b + 1) * block; ++i) {
-                double res = double(xr[i]) * inv;
-                for (int p = 0; p < parts; ++p) {
-                    const double v = std::clamp(std::nearbyint(res), -127.0, 127.0);
-                    out.q[(size_t(r) * parts + size_t(p)) * size_t(cols) + size_t(i)] = int8_t(v);
-                    sums[p] += int32_t(v);
-                    res = (res - v) * 128.0;
-                }
-            }
-            out.scale[size_t(r) * out.blocks_per_row + size_t(b)] = d;
-            out.sum[size_t(r) * out.blocks_per_row + size_t(b)] = combine_parts(sums, parts);
-        }
-    }
+    const KernelTable& k = kernels();
+    const auto rows_range = [&](int64_t b, int64_t e) {
+        for (int64_t r = b; r < e; ++r)
+            k.quantize_row(x + size_t(r) * cols, cols, block, parts, out.q.data() + size_t(r) * parts * size_t(cols),
+                         out.scale.data() + size_t(r) * out.blocks_per_row, out.sum.data() + size_t(r) * out.blocks_per_row);
+    };
+    if (pool && rows > 1) pool->parallel_for(rows, 1, rows_range);
+    else rows_range(0, rows);
 }
 
 }  // namespace folio::cpu

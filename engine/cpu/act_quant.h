@@ -10,7 +10,14 @@
 #include <cstdint>
 #include <vector>
 
+namespace folio {
+class ThreadPool;
+}
+
 namespace folio::cpu {
+
+// Largest quantization block (the AWQ group size) the kernels take.
+inline constexpr int kMaxQuantBlock = 1024;
 
 struct QuantizedActs {
     int rows = 0, cols = 0, block = 0, parts = 0;
@@ -24,8 +31,9 @@ struct QuantizedActs {
     const int8_t* part(int row, int p) const { return q.data() + (size_t(row) * parts + size_t(p)) * size_t(cols); }
 };
 
-// x: [rows, cols], cols a multiple of block. Deterministic, the same on every CPU.
-void quantize_acts(const float* x, int rows, int cols, int block, int parts, QuantizedActs& out);
+// x: [rows, cols], cols a multiple of block. Deterministic, the same on every CPU and for every row
+// whatever the others; rows are spread over `pool` when one is given.
+void quantize_acts(const float* x, int rows, int cols, int block, int parts, QuantizedActs& out, ThreadPool* pool = nullptr);
 
 // The fp32 value combined from the parts' integer sums, as the epilogue computes it:
 //   parts 1: I0;  2: I0 + I1/128;  3: I0 + (I1 + I2/128)/128   (each step rounded to fp32)

@@ -6,14 +6,15 @@
 #include <string>
 
 #include "engine/core/error.h"
+#include "engine/cpu/act_quant.h"
 #include "engine/model/awq.h"
 
 namespace folio::cpu {
 
 AwqPacked pack_awq(const AwqMatrix& m) {
-    if (m.out <= 0 || m.out % 8 != 0 || m.group_size <= 0 || m.group_size % 8 != 0 || m.in <= 0 || m.in % m.group_size != 0)
+    if (m.out <= 0 || m.out % 8 != 0 || m.group_size <= 0 || m.group_size % 8 != 0 || m.group_size > kMaxQuantBlock || m.in <= 0 || m.in % m.group_size != 0)
         throw Error("cannot repack AWQ matrix [in " + std::to_string(m.in) + ", out " + std::to_string(m.out) + "] with group size " +
-                    std::to_string(m.group_size) + ": out must be a multiple of 8 and in a multiple of the group size (itself a multiple of 8)");
+                    std::to_string(m.group_size) + ": out must be a multiple of 8 and in a multiple of the group size (itself a multiple of 8, at most " + std::to_string(kMaxQuantBlock) + ")");
     AwqPacked p;
     p.in = m.in;
     p.out = m.out;

@@ -36,7 +36,7 @@ void run_linears(std::initializer_list<LinearOut> targets, const float* x, int m
     std::vector<Task> tasks;
     for (const auto& t : targets) {
         if (t.w->kind == Linear::Kind::Awq && !quantized) {
-            quantize_acts(x, m, t.w->in, t.w->awq.group_size, act_parts, acts);
+            quantize_acts(x, m, t.w->in, t.w->awq.group_size, act_parts, acts, &pool);
             quantized = true;
         }
         const int n = t.w->kind == Linear::Kind::Awq ? t.w->awq.num_col_blocks : t.w->out;

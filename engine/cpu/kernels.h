@@ -25,6 +25,8 @@ struct KernelTable {
     // activations quantized with block = group size (act_quant.h). Integer sums per group, then the
     // fp32 epilogue in group order: bitwise the same for every m, row position and instruction set.
     void (*awq_int)(const AwqPacked& w, int cb_begin, int cb_end, const QuantizedActs& x, int m, float* y, int ldy);
+    // One row of quantize_acts: q [parts][cols], scale and sum [cols / block].
+    void (*quantize_row)(const float* x, int cols, int block, int parts, int8_t* q, float* scale, float* sum);
 };
 
 // The fastest table this CPU supports (chosen once).

@@ -55,6 +55,8 @@ int main(int argc, char** argv) {
         const std::string a = argv[i];
         if (a == "--steps" && i + 1 < argc) steps = std::atoi(argv[++i]);
         else if (a == "--prefill" && i + 1 < argc) prefill = std::atoi(argv[++i]);
+        else if (a == "--threads" && i + 1 < argc) bo.num_threads = std::atoi(argv[++i]);
+        else if (a == "--int8") bo.cpu_int8_activations = true;
         else if (a == "--streams" && i + 1 < argc) {
             stream_counts.clear();
             for (const char* p = argv[++i]; *p;) { stream_counts.push_back(std::atoi(p)); while (*p && *p != ',') ++p; if (*p) ++p; }
@@ -76,7 +78,7 @@ int main(int argc, char** argv) {
     std::printf("weight_bytes_per_token %llu\n", (unsigned long long)model->weights.bytes_per_token);
     double bw = 0;
     {
-        folio::ThreadPool pool;
+        folio::ThreadPool pool(bo.num_threads);
         bw = read_bandwidth(pool);
     }
     std::printf("read_bandwidth_GBps %.2f\n", bw / 1e9);
@@ -111,11 +113,16 @@ int main(int argc, char** argv) {
         step(prompt);
         step(1);  // warm-up
         const auto t0 = Clock::now();
-        for (int i = 0; i < steps; ++i) step(1);
+        double fastest = 1e30;
+        for (int i = 0; i < steps; ++i) {
+            const auto s0 = Clock::now();
+            step(1);
+            fastest = std::min(fastest, secs(s0, Clock::now()));
+        }
         const double dt = secs(t0, Clock::now());
         const double tps = double(S) * steps / dt;
         if (S == 1) tps1 = tps;
-        std::printf("decode_streams %d tok_per_s %.2f step_ms %.2f", S, tps, dt / steps * 1e3);
+        std::printf("decode_streams %d tok_per_s %.2f step_ms %.2f fastest_step_ms %.2f", S, tps, dt / steps * 1e3, fastest * 1e3);
         if (S == 1) std::printf(" weight_GBps %.2f fraction %.3f", tps * double(model->weights.bytes_per_token) / 1e9,
                                 tps * double(model->weights.bytes_per_token) / bw);
         else if (tps1 > 0) std::printf(" ratio_vs_1 %.2f", tps / tps1);

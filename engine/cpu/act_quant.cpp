@@ -15,13 +15,16 @@ void quantize_acts(const float* x, int rows, int cols, int block, int parts, Qua
     out.block = block;
     out.parts = parts;
     out.blocks_per_row = cols / block;
-    out.q.resize(size_t(rows) * size_t(parts) * size_t(cols));
+    // Rows padded to a multiple of 16 (zeros) so that AMX tiles of 16 rows never read past the end.
+    const size_t padded = (size_t(rows) + 15) / 16 * 16;
+    const size_t bytes = padded * size_t(parts) * size_t(cols);
+    if (out.q.size() < bytes) out.q.assign(bytes, 0);
     out.scale.resize(size_t(rows) * size_t(out.blocks_per_row));
     out.sum.resize(out.scale.size());
     const KernelTable& k = kernels();
     const auto rows_range = [&](int64_t b, int64_t e) {
         for (int64_t r = b; r < e; ++r)
-            k.quantize_row(x + size_t(r) * cols, cols, block, parts, out.q.data() + size_t(r) * parts * size_t(cols),
+            k.quantize_row(x + size_t(r) * cols, cols, block, parts, const_cast<int8_t*>(out.block_part(int(r), 0, 0)), parts * 16 * block, 16 * block,
                          out.scale.data() + size_t(r) * out.blocks_per_row, out.sum.data() + size_t(r) * out.blocks_per_row);
     };
     if (pool && rows > 1) pool->parallel_for(rows, 1, rows_range);

@@ -22,13 +22,21 @@ inline constexpr int kMaxQuantBlock = 1024;
 struct QuantizedActs {
     int rows = 0, cols = 0, block = 0, parts = 0;
     int blocks_per_row = 0;
-    // [rows][parts][cols] int8
+    // int8 values in tiles of 16 rows: [rows/16][blocks_per_row][parts][16][block], rows padded to a
+    // multiple of 16 with zeros. One block of one part of 16 consecutive rows is contiguous, which
+    // is an AMX A tile (stride `block`) that hardware prefetchers stream and that maps to distinct
+    // cache sets.
     std::vector<int8_t> q;
+    const int8_t* block_part(int row, int b, int p) const {
+        return q.data() + ((size_t(row / 16) * size_t(blocks_per_row) + size_t(b)) * size_t(parts) + size_t(p)) * 16 * size_t(block) +
+               size_t(row % 16) * size_t(block);
+    }
+    // Element i of part p of a row.
+    int8_t at(int row, int p, int i) const { return block_part(row, i / block, p)[i % block]; }
     // [rows][blocks_per_row]: d of each block, and Xc = X0 + (X1 + X2/128)/128 with Xp = sum of the
     // block's part p (the zero-point correction of the epilogue).
     std::vector<float> scale, sum;
 
-    const int8_t* part(int row, int p) const { return q.data() + (size_t(row) * parts + size_t(p)) * size_t(cols); }
 };
 
 // x: [rows, cols], cols a multiple of block. Deterministic, the same on every CPU and for every row

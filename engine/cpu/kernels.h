@@ -25,8 +25,10 @@ struct KernelTable {
     // activations quantized with block = group size (act_quant.h). Integer sums per group, then the
     // fp32 epilogue in group order: bitwise the same for every m, row position and instruction set.
     void (*awq_int)(const AwqPacked& w, int cb_begin, int cb_end, const QuantizedActs& x, int m, float* y, int ldy);
-    // One row of quantize_acts: q [parts][cols], scale and sum [cols / block].
-    void (*quantize_row)(const float* x, int cols, int block, int parts, int8_t* q, float* scale, float* sum);
+    // One row of quantize_acts: part p of block b goes to q + b * block_stride + p * part_stride;
+    // scale and sum [cols / block].
+    void (*quantize_row)(const float* x, int cols, int block, int parts, int8_t* q, int block_stride, int part_stride,
+                         float* scale, float* sum);
 };
 
 // The fastest table this CPU supports (chosen once).

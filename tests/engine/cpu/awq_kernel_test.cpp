@@ -37,7 +37,7 @@ struct RandomAwq {
 
 std::vector<const KernelTable*> tables() {
     std::vector<const KernelTable*> t;
-    for (const char* isa : {"generic", "avx2", "avx512"})
+    for (const char* isa : {"generic", "avx2", "avx512", "amx"})
         if (const KernelTable* k = kernels_for(isa)) t.push_back(k);
     return t;
 }
@@ -94,8 +94,8 @@ TEST(QuantizeActs, PartsReconstructTheInput) {
                 for (int i = b * block; i < (b + 1) * block; ++i) {
                     double rec = 0, unit = 1;
                     for (int p = 0; p < parts; ++p, unit /= 128) {
-                        rec += q.part(r, p)[i] * unit;
-                        sums[p] += q.part(r, p)[i];
+                        rec += q.at(r, p, i) * unit;
+                        sums[p] += q.at(r, p, i);
                     }
                     const double err = std::fabs(rec * d - x[size_t(r) * cols + i]);
                     // Half a unit of the last part (plus the rounding of d itself).
@@ -114,7 +114,7 @@ std::vector<double> reference(const RandomAwq& a, const QuantizedActs& q, int m)
     for (int t = 0; t < m; ++t)
         for (int i = 0; i < w.in; ++i) {
             double xh = 0, unit = 1;
-            for (int p = 0; p < q.parts; ++p, unit /= 128) xh += q.part(t, p)[i] * unit;
+            for (int p = 0; p < q.parts; ++p, unit /= 128) xh += q.at(t, p, i) * unit;
             xh *= q.scale[size_t(t) * q.blocks_per_row + i / q.block];
             for (int o = 0; o < w.out; ++o) y[size_t(t) * w.out + o] += double(awq_weight(w, i, o)) * xh;
         }
@@ -127,7 +127,8 @@ TEST(AwqIntKernel, MatchesReferenceAndIsBitwiseStable) {
     for (auto [in, out, g] : {std::tuple{32, 8, 32}, {96, 40, 32}, {192, 56, 64}, {384, 136, 128}}) {
         RandomAwq a(in, out, g, uint32_t(in + out));
         const AwqPacked p = pack_awq(a.m);
-        const int m = 5;
+        // 21 rows: one full 16-row AMX tile and a partial one; 2 rows stay on the VNNI path.
+        for (int m : {2, 21}) {
         std::vector<float> x(size_t(m) * in);
         for (auto& v : x) v = nd(rng);
         for (int parts = 1; parts <= 3; ++parts) {
@@ -154,6 +155,7 @@ TEST(AwqIntKernel, MatchesReferenceAndIsBitwiseStable) {
                         << k->isa << " row " << t << " alone";
                 }
             }
+        }
         }
     }
 }

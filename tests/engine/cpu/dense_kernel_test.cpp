@@ -30,7 +30,7 @@ TEST(DenseKernel, MatchesReferenceAndIsBitwiseStable) {
             std::vector<float> x(size_t(m) * in);
             for (auto& v : x) v = nd(rng);
             std::vector<float> first;
-            for (const char* isa : {"generic", "avx2", "avx512"}) {
+            for (const char* isa : {"generic", "avx2", "avx512", "amx"}) {
                 const KernelTable* k = kernels_for(isa);
                 if (!k) continue;
                 std::vector<float> y(size_t(m) * out, NAN);

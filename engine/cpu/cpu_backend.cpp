@@ -210,14 +210,16 @@ void CpuBackend::forward(const ForwardBatch& batch, std::vector<float>& logits) 
             cpu::write_kv(s_.k.data() + size_t(seq.token_offset) * kv_dim, s_.v.data() + size_t(seq.token_offset) * kv_dim,
                           seq.num_tokens, seq.context_before, layout_, kp, vp, batch.block_tables.data() + seq.block_table_offset);
         // One task per (token, head): its result depends only on its own sequence's cache.
+        const cpu::KernelTable& kt = cpu::kernels();
         pool_.run(int64_t(T) * c.num_heads, [&](int64_t task) {
             const int t = int(task / c.num_heads), h = int(task % c.num_heads);
             const SeqSlice& seq = batch.seqs[size_t(s_.seq_of_token[size_t(t)])];
             const size_t row = (size_t(t) * c.num_heads + size_t(h)) * hd;
             thread_local std::vector<float> scores;
-            cpu::attention_head(s_.q.data() + row, s_.attn.data() + row, t - seq.token_offset + seq.context_before + 1,
-                                h / (c.num_heads / c.num_kv_heads), layout_, kp, vp,
-                                batch.block_tables.data() + seq.block_table_offset, scale, scores);
+            const int num_keys = t - seq.token_offset + seq.context_before + 1;
+            if (scores.size() < size_t(num_keys)) scores.resize(size_t(num_keys));
+            kt.attention_row(s_.q.data() + row, s_.attn.data() + row, num_keys, h / (c.num_heads / c.num_kv_heads), layout_, kp,
+                             vp, batch.block_tables.data() + seq.block_table_offset, scale, scores.data());
         });
         cpu::run_linears({{&P.o, s_.proj.data()}}, s_.attn.data(), T, act_parts_, acts_, pool_);  // [T, H]
         for (size_t i = 0; i < size_t(T) * H; ++i) s_.x[i] += s_.proj[i];

@@ -6,6 +6,10 @@
 
 #include "engine/model/weights.h"
 
+namespace folio {
+struct KvLayout;
+}
+
 namespace folio::cpu {
 struct AwqPacked;
 struct QuantizedActs;
@@ -29,6 +33,9 @@ struct KernelTable {
     // scale and sum [cols / block].
     void (*quantize_row)(const float* x, int cols, int block, int parts, int8_t* q, int block_stride, int part_stride,
                          float* scale, float* sum);
+    // ops.h attention_head, bit for bit, faster; `scores` holds num_keys floats of scratch.
+    void (*attention_row)(const float* q, float* out, int num_keys, int kv_head, const KvLayout& layout, const float* k_pool,
+                          const float* v_pool, const int32_t* block_table, float scale, float* scores);
 };
 
 // The fastest table this CPU supports (chosen once).

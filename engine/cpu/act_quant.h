@@ -6,6 +6,7 @@
 // most d/2^15 (about 1e-7 of the block's largest value, fp32-class). Integer dot products of the
 // parts with the 4-bit weights are exact, so their order never matters; only the per-group fp32
 // epilogue is ordered, and it is the same code for every batch size and instruction set.
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -43,13 +44,13 @@ struct QuantizedActs {
 // whatever the others; rows are spread over `pool` when one is given.
 void quantize_acts(const float* x, int rows, int cols, int block, int parts, QuantizedActs& out, ThreadPool* pool = nullptr);
 
-// The fp32 value combined from the parts' integer sums, as the epilogue computes it:
-//   parts 1: I0;  2: I0 + I1/128;  3: I0 + (I1 + I2/128)/128   (each step rounded to fp32)
+// The fp32 value combined from the parts' integer sums, as the epilogue computes it (fma: one
+// rounding per step):  parts 1: I0;  2: fma(I1, 1/128, I0);  3: fma(fma(I2, 1/128, I1), 1/128, I0)
 inline float combine_parts(const int32_t* I, int parts) {
     constexpr float k = 1.0f / 128.0f;
     if (parts == 1) return float(I[0]);
-    if (parts == 2) return float(I[0]) + float(I[1]) * k;
-    return float(I[0]) + (float(I[1]) + float(I[2]) * k) * k;
+    if (parts == 2) return std::fma(float(I[1]), k, float(I[0]));
+    return std::fma(std::fma(float(I[2]), k, float(I[1])), k, float(I[0]));
 }
 
 }  // namespace folio::cpu

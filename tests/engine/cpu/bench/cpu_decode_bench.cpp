@@ -62,12 +62,7 @@ int main(int argc, char** argv) {
             for (const char* p = argv[++i]; *p;) { stream_counts.push_back(std::atoi(p)); while (*p && *p != ',') ++p; if (*p) ++p; }
         } else spec = a;
     }
-    // Weights only (a tokenizer is not needed to time the forward pass).
-    if (spec.rfind("dummy:", 0) != 0) { std::fprintf(stderr, "only dummy: models\n"); return 2; }
-    auto model = std::make_unique<folio::Model>();
-    model->spec = spec;
-    model->config = folio::dummy_config(spec.substr(6));
-    model->weights = folio::dummy_weights(model->config, 1234, {});
+    auto model = folio::load_model(spec);
     auto backend = folio::make_backend(*model, bo);
     const auto& c = model->config;
     const int max_streams = *std::max_element(stream_counts.begin(), stream_counts.end());

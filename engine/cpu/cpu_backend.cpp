@@ -135,6 +135,15 @@ public:
 
 private:
     void check_batch(const ForwardBatch& batch) const;
+    // Groups the (token, head) query rows of each sequence and KV head into attention tasks.
+    void plan_attention(const ForwardBatch& batch);
+
+    struct AttnTask {
+        int seq = 0, kv_head = 0, rows = 0;
+        int token[cpu::kMaxAttnRows];
+        int head[cpu::kMaxAttnRows];
+    };
+    std::vector<AttnTask> attn_tasks_;
 
     const Model& model_;
     const ModelConfig& cfg_;
@@ -172,6 +181,29 @@ void CpuBackend::check_batch(const ForwardBatch& batch) const {
         if (t < 0 || t >= cfg_.vocab_size) throw Error("CPU backend: token id " + std::to_string(t) + " is outside the vocabulary");
 }
 
+void CpuBackend::plan_attention(const ForwardBatch& batch) {
+    const int group = cfg_.num_heads / cfg_.num_kv_heads;
+    attn_tasks_.clear();
+    for (size_t j = 0; j < batch.seqs.size(); ++j) {
+        const SeqSlice& seq = batch.seqs[j];
+        for (int kvh = 0; kvh < cfg_.num_kv_heads; ++kvh) {
+            AttnTask task;
+            task.seq = int(j);
+            task.kv_head = kvh;
+            for (int t = seq.token_offset; t < seq.token_offset + seq.num_tokens; ++t)
+                for (int h = kvh * group; h < (kvh + 1) * group; ++h) {
+                    task.token[task.rows] = t;
+                    task.head[task.rows] = h;
+                    if (++task.rows == cpu::kMaxAttnRows) {
+                        attn_tasks_.push_back(task);
+                        task.rows = 0;
+                    }
+                }
+            if (task.rows > 0) attn_tasks_.push_back(task);
+        }
+    }
+}
+
 void CpuBackend::forward(const ForwardBatch& batch, std::vector<float>& logits) {
     check_batch(batch);
     const ModelConfig& c = cfg_;
@@ -193,6 +225,7 @@ void CpuBackend::forward(const ForwardBatch& batch, std::vector<float>& logits) 
     });
 
     const float scale = 1.0f / std::sqrt(float(hd));
+    plan_attention(batch);
     for (int l = 0; l < c.num_layers; ++l) {
         pool_.parallel_for(T, 1, [&](int64_t b, int64_t e) {
             cpu::rms_norm(s_.x.data() + size_t(b) * H, norms_[size_t(l)].input.data(), s_.xn.data() + size_t(b) * H, int(e - b), H, c.rms_norm_eps);
@@ -209,17 +242,28 @@ void CpuBackend::forward(const ForwardBatch& batch, std::vector<float>& logits) 
         for (const auto& seq : batch.seqs)
             cpu::write_kv(s_.k.data() + size_t(seq.token_offset) * kv_dim, s_.v.data() + size_t(seq.token_offset) * kv_dim,
                           seq.num_tokens, seq.context_before, layout_, kp, vp, batch.block_tables.data() + seq.block_table_offset);
-        // One task per (token, head): its result depends only on its own sequence's cache.
+        // One task per run of up to kMaxAttnRows query rows (token, head) of one sequence and one KV
+        // head: each row's result depends only on its own sequence's cache, never on the task it shares.
         const cpu::KernelTable& kt = cpu::kernels();
-        pool_.run(int64_t(T) * c.num_heads, [&](int64_t task) {
-            const int t = int(task / c.num_heads), h = int(task % c.num_heads);
-            const SeqSlice& seq = batch.seqs[size_t(s_.seq_of_token[size_t(t)])];
-            const size_t row = (size_t(t) * c.num_heads + size_t(h)) * hd;
+        pool_.run(int64_t(attn_tasks_.size()), [&](int64_t i) {
+            const AttnTask& task = attn_tasks_[size_t(i)];
+            const SeqSlice& seq = batch.seqs[size_t(task.seq)];
+            const float* q[cpu::kMaxAttnRows];
+            float* o[cpu::kMaxAttnRows];
+            int keys[cpu::kMaxAttnRows];
+            int max_keys = 0;
+            for (int r = 0; r < task.rows; ++r) {
+                const int t = task.token[r], h = task.head[r];
+                const size_t row = (size_t(t) * c.num_heads + size_t(h)) * hd;
+                q[r] = s_.q.data() + row;
+                o[r] = s_.attn.data() + row;
+                keys[r] = t - seq.token_offset + seq.context_before + 1;
+                max_keys = std::max(max_keys, keys[r]);
+            }
             thread_local std::vector<float> scores;
-            const int num_keys = t - seq.token_offset + seq.context_before + 1;
-            if (scores.size() < size_t(num_keys)) scores.resize(size_t(num_keys));
-            kt.attention_row(s_.q.data() + row, s_.attn.data() + row, num_keys, h / (c.num_heads / c.num_kv_heads), layout_, kp,
-                             vp, batch.block_tables.data() + seq.block_table_offset, scale, scores.data());
+            if (scores.size() < size_t(task.rows) * size_t(max_keys)) scores.resize(size_t(task.rows) * size_t(max_keys));
+            kt.attention_rows(q, o, keys, task.rows, task.kv_head, layout_, kp, vp, batch.block_tables.data() + seq.block_table_offset,
+                              scale, scores.data());
         });
         cpu::run_linears({{&P.o, s_.proj.data()}}, s_.attn.data(), T, act_parts_, acts_, pool_);  // [T, H]
         for (size_t i = 0; i < size_t(T) * H; ++i) s_.x[i] += s_.proj[i];

@@ -17,6 +17,8 @@ struct QuantizedActs;
 
 namespace folio::cpu {
 
+inline constexpr int kMaxAttnRows = 16;
+
 struct KernelTable {
     const char* isa;  // "avx512", "avx2", "generic"
     // y[t, o] for o in [row_begin, row_end), t < m; W dense [out, in]; x [m, in]; y [m, out].
@@ -36,6 +38,11 @@ struct KernelTable {
     // ops.h attention_head, bit for bit, faster; `scores` holds num_keys floats of scratch.
     void (*attention_row)(const float* q, float* out, int num_keys, int kv_head, const KvLayout& layout, const float* k_pool,
                           const float* v_pool, const int32_t* block_table, float scale, float* scores);
+    // attention_row for `rows` (<= kMaxAttnRows) query rows of one KV head, bit for bit, reading
+    // each key and value once; scores: rows * max(num_keys) floats of scratch.
+    void (*attention_rows)(const float* const* q, float* const* out, const int* num_keys, int rows, int kv_head,
+                           const KvLayout& layout, const float* k_pool, const float* v_pool, const int32_t* block_table,
+                           float scale, float* scores);
 };
 
 // The fastest table this CPU supports (chosen once).

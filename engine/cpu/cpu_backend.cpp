@@ -47,7 +47,7 @@ uint64_t available_ram() {
 // Per-step activations, grown to the largest batch seen and then reused.
 struct Scratch {
     std::vector<float> x, xn, q, k, v, attn, proj, gate, up, logits_in;
-    std::vector<int32_t> positions, seq_of_token;
+    std::vector<int32_t> positions;
     void reserve(int tokens, const ModelConfig& c) {
         const size_t t = size_t(tokens);
         x.resize(t * c.hidden_size);
@@ -60,7 +60,6 @@ struct Scratch {
         gate.resize(t * c.intermediate_size);
         up.resize(t * c.intermediate_size);
         positions.resize(t);
-        seq_of_token.resize(t);
     }
 };
 
@@ -215,7 +214,6 @@ void CpuBackend::forward(const ForwardBatch& batch, std::vector<float>& logits) 
         const SeqSlice& seq = batch.seqs[j];
         for (int i = 0; i < seq.num_tokens; ++i) {
             s_.positions[size_t(seq.token_offset + i)] = seq.context_before + i;
-            s_.seq_of_token[size_t(seq.token_offset + i)] = int32_t(j);
         }
     }
 

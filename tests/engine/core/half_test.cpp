@@ -70,7 +70,9 @@ TEST(Half, Bfloat16) {
     EXPECT_EQ(f32_to_bf16(bits_to_float(0x3f818000u)), 0x3f82);
     for (uint32_t b = 0; b < 65536; ++b) {
         const float f = bf16_to_f32(uint16_t(b));
-        if (!std::isnan(f)) ASSERT_EQ(f32_to_bf16(f), uint16_t(b));
+        if (!std::isnan(f)) {
+            ASSERT_EQ(f32_to_bf16(f), uint16_t(b));
+        }
     }
 }
 

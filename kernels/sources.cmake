@@ -1,0 +1,19 @@
+# The CUDA backend's sources, listed once for the two builds that compile them: folio_cuda (nvcc, the
+# device build, kernels/CMakeLists.txt) and folio_cuda_simt (g++ against the SIMT harness,
+# tests/simt/CMakeLists.txt).
+set(_k ${CMAKE_CURRENT_LIST_DIR})
+# Kernels and their host launch functions.
+set(FOLIO_CUDA_KERNEL_SOURCES
+  ${_k}/activation.cu
+  ${_k}/convert.cu
+  ${_k}/embedding.cu
+  ${_k}/rms_norm.cu
+  ${_k}/rope_kv.cu
+)
+# Host code that runs the kernels; portable between the two builds.
+set(FOLIO_CUDA_HOST_SOURCES
+)
+# Only in the device build (cuBLAS).
+set(FOLIO_CUDA_DEVICE_ONLY_SOURCES
+)
+unset(_k)

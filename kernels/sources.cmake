@@ -5,6 +5,8 @@ set(_k ${CMAKE_CURRENT_LIST_DIR})
 # Kernels and their host launch functions.
 set(FOLIO_CUDA_KERNEL_SOURCES
   ${_k}/activation.cu
+  ${_k}/attention_decode.cu
+  ${_k}/attention_prefill.cu
   ${_k}/convert.cu
   ${_k}/embedding.cu
   ${_k}/rms_norm.cu

@@ -56,10 +56,12 @@ __device__ __forceinline__ float block_max(float v, float* scratch) {
     return warp_max(t);
 }
 
-// Eight halves <-> eight floats through one 16-byte access.
+// Eight halves <-> eight floats through one 16-byte access (p 16-byte aligned). The register copies
+// go through memcpy, which compiles to moves and keeps host compilers' aliasing rules satisfied.
 __device__ __forceinline__ void load_half8(const __half* p, float (&out)[8]) {
     const uint4 raw = *reinterpret_cast<const uint4*>(p);
-    const __half2* h = reinterpret_cast<const __half2*>(&raw);
+    __half2 h[4];
+    memcpy(h, &raw, sizeof(raw));
     FOLIO_UNROLL
     for (int i = 0; i < 4; ++i) {
         const float2 f = __half22float2(h[i]);
@@ -69,10 +71,11 @@ __device__ __forceinline__ void load_half8(const __half* p, float (&out)[8]) {
 }
 
 __device__ __forceinline__ void store_half8(__half* p, const float (&v)[8]) {
-    uint4 raw;
-    __half2* h = reinterpret_cast<__half2*>(&raw);
+    __half2 h[4];
     FOLIO_UNROLL
     for (int i = 0; i < 4; ++i) h[i] = __floats2half2_rn(v[2 * i], v[2 * i + 1]);
+    uint4 raw;
+    memcpy(&raw, h, sizeof(raw));
     *reinterpret_cast<uint4*>(p) = raw;
 }
 

@@ -7,8 +7,11 @@ set(FOLIO_CUDA_KERNEL_SOURCES
   ${_k}/activation.cu
   ${_k}/attention_decode.cu
   ${_k}/attention_prefill.cu
+  ${_k}/awq_dequant.cu
+  ${_k}/awq_gemv.cu
   ${_k}/convert.cu
   ${_k}/embedding.cu
+  ${_k}/gemm_mma.cu
   ${_k}/rms_norm.cu
   ${_k}/rope_kv.cu
 )

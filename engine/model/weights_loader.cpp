@@ -31,12 +31,12 @@ Linear load_linear(const Checkpoint& ck, const ModelConfig& c, const std::string
         return l;
     }
     const int g = c.quant.group_size;
-    if (!ck.contains(module + ".qweight") && ck.contains(module + ".weight"))
-        throw Error("tensor '" + module + ".qweight' is missing: config.json says AWQ but the checkpoint holds an "
-                    "unquantized '" + module + ".weight' (list the module in modules_to_not_convert?)");
     if (in % g != 0)
         throw Error("AWQ group size " + std::to_string(g) + " does not divide the " + std::to_string(in) + " input features of " +
                     module + ": the checkpoint's quantization settings are wrong");
+    if (!ck.contains(module + ".qweight") && ck.contains(module + ".weight"))
+        throw Error("tensor '" + module + ".qweight' is missing: config.json says AWQ but the checkpoint holds an "
+                    "unquantized '" + module + ".weight' (list the module in modules_to_not_convert?)");
     if (out % 8 != 0)
         throw Error(module + " has " + std::to_string(out) + " output features, not a multiple of 8 as AWQ packing needs");
     const TensorInfo& qw = ck.require(module + ".qweight", {DType::I32}, {in, out / 8});

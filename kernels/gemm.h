@@ -4,6 +4,7 @@
 //    weight byte is read once per call whatever m is, dequantised as (q - z) * s in fp32;
 //  - gemm_mma: a tensor-core GEMM (mma.sync m16n8k16) for prefill and larger batches, with the B
 //    tile either dequantised from AWQ into shared memory or loaded from fp16 weights [n, k];
+//  - dense_gemv: fp16 weights for m <= 8 (cuBLAS does this on the device by default);
 //  - awq_dequantize: the whole AWQ matrix to fp16 [k, n], for dequantise-then-cuBLAS at large m.
 // Split-K: several thread blocks share one output tile; the last to finish sums the partials in a
 // fixed order (deterministic) and resets its counter, so the call is graph-replay safe.
@@ -42,6 +43,9 @@ void gemm_mma_awq(const AwqWeightsView& w, const __half* x, int m, void* y, bool
                   const SplitKWorkspace& ws, cudaStream_t stream);
 void gemm_mma_dense(const DenseWeightsView& w, const __half* x, int m, void* y, bool out_fp32, int splits, int sm_count,
                     const SplitKWorkspace& ws, cudaStream_t stream);
+
+// fp16 weights, m <= 8: one pass over the weights (the SIMT build's stand-in for cuBLAS at small m).
+void dense_gemv(const DenseWeightsView& w, const __half* x, int m, void* y, bool out_fp32, cudaStream_t stream);
 
 // The splits the calls above would use, and the workspace they need at the largest m.
 int awq_gemv_splits(int k, int n, int group_size, int sm_count);

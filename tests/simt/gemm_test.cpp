@@ -182,6 +182,31 @@ TEST(SimtGemmMma, DenseMatchesCpuLinearIncludingUnalignedK) {
     });
 }
 
+TEST(SimtDenseGemv, MatchesCpuLinearForSmallBatches) {
+    uint64_t seed = 300;
+    for (const auto& [k, n] : {std::pair{64, 344}, std::pair{172, 64}, std::pair{128, 1000}}) {
+        const auto wf = test::round_to_half(test::random_floats(size_t(n) * k, -0.2f, 0.2f, seed++));
+        std::vector<uint16_t> wbits(wf.size());
+        for (size_t i = 0; i < wf.size(); ++i) wbits[i] = f32_to_f16(wf[i]);
+        Linear l;
+        l.kind = Linear::Kind::Dense;
+        l.in = k;
+        l.out = n;
+        l.dense = DenseMatrix{DType::F16, n, k, wbits.data()};
+        DeviceArray<__half> dw(test::to_half(wf));
+        for (int m : {1, 3, 8}) {
+            SCOPED_TRACE("k " + std::to_string(k) + " n " + std::to_string(n) + " m " + std::to_string(m));
+            const auto x = test::round_to_half(test::random_floats(size_t(m) * k, -1, 1, seed++));
+            const auto ref = cpu_linear(l, x, m);
+            DeviceArray<__half> dx(test::to_half(x));
+            for (bool fp32 : {true, false}) {
+                const auto y = run_product(m, n, fp32, [&](void* out) { dense_gemv(DenseWeightsView{dw.get(), k, n}, dx.get(), m, out, fp32, nullptr); });
+                EXPECT_TRUE(test::all_close(y, ref, fp32 ? 1e-4f : 2e-3f, fp32 ? 1e-4f : 2e-3f));
+            }
+        }
+    }
+}
+
 TEST(SimtAwqDequant, EveryWeightIsAwqWeightRoundedToHalf) {
     AwqFixture w(256, 136, 64, 77);
     DeviceArray<__half> out(size_t(256) * 136);

@@ -45,6 +45,8 @@ struct Warp {
     int phase = 0;                  // buffer the next collective writes
     uint64_t gen = 0;
     alignas(16) unsigned char slots[2][32][kSlotBytes];
+    bool scratch_valid[2] = {false, false};
+    alignas(16) unsigned char scratch[2][kExchangeScratchBytes];
 };
 
 struct Block {
@@ -69,6 +71,7 @@ struct Runner {
     RunStats stats;
     std::map<const void*, size_t> max_smem;
     HarnessOptions opts;
+    std::vector<unsigned> thread_order;
 };
 
 Runner& runner() {
@@ -144,13 +147,14 @@ std::string describe_deadlock(const Block& b) {
     return s.str();
 }
 
-std::vector<unsigned> make_order(unsigned n, std::mt19937_64& rng) {
-    std::vector<unsigned> order(n);
-    std::iota(order.begin(), order.end(), 0u);
+void make_order(std::vector<unsigned>& order, unsigned n, std::mt19937_64& rng) {
     const Schedule s = runner().opts.schedule;
-    if (s == Schedule::Reverse) std::reverse(order.begin(), order.end());
-    if (s == Schedule::Shuffled) std::shuffle(order.begin(), order.end(), rng);
-    return order;
+    if (order.size() != n || s == Schedule::Shuffled) {
+        order.resize(n);
+        std::iota(order.begin(), order.end(), 0u);
+        if (s == Schedule::Reverse) std::reverse(order.begin(), order.end());
+        if (s == Schedule::Shuffled) std::shuffle(order.begin(), order.end(), rng);
+    }
 }
 
 void run_block(Runner& r, dim3 block_dim, size_t smem_bytes, std::mt19937_64& rng) {
@@ -175,9 +179,12 @@ void run_block(Runner& r, dim3 block_dim, size_t smem_bytes, std::mt19937_64& rn
         b.warps[t.warp].existing |= 1u << t.lane;
         init_context(t.ctx, *r.stacks[i], &thread_entry, &t);
     }
+    std::vector<unsigned>& order = r.thread_order;
+    order.clear();
     while (b.live > 0) {
         bool progressed = false;
-        for (unsigned i : make_order(n, rng)) {
+        make_order(order, n, rng);
+        for (unsigned i : order) {
             Thread& t = b.threads[i];
             if (!ready(b, t)) continue;
             r.current = &t;
@@ -227,7 +234,9 @@ void run_grid(const void* kernel, dim3 grid, dim3 block, size_t dynamic_smem, co
     const unsigned nb = grid.x * grid.y * grid.z;
     g_regs.block_dim = block;
     g_regs.grid_dim = grid;
-    for (unsigned k : make_order(nb, rng)) {
+    std::vector<unsigned> block_order;
+    make_order(block_order, nb, rng);
+    for (unsigned k : block_order) {
         g_regs.block_idx = {k % grid.x, (k / grid.x) % grid.y, k / (grid.x * grid.y)};
         run_block(r, block, dynamic_smem, rng);
         r.stats.blocks++;
@@ -306,6 +315,7 @@ const unsigned char* warp_exchange_begin(unsigned mask, const void* mine, size_t
         fail("lanes of warp " + std::to_string(t.warp) + " reached a collective with different masks (" + hex(w.mask) + " and " +
              hex(eff) + ")");
     const int buf = w.phase;
+    if (w.arrived == 0) w.scratch_valid[buf] = false;  // a new collective in this buffer
     std::memcpy(w.slots[buf][t.lane], mine, bytes);
     w.arrived |= bit;
     if (w.arrived == w.mask) {
@@ -328,6 +338,15 @@ void warp_exchange_end() {
     Warp& w = runner().block.warps[t.warp];
     w.pending[t.exchange_buffer] &= ~(1u << t.lane);
     t.exchange_buffer = -1;
+}
+
+void* warp_exchange_scratch(bool* first) {
+    Thread& t = current_thread();
+    Warp& w = runner().block.warps[t.warp];
+    const int buf = t.exchange_buffer;
+    *first = !w.scratch_valid[buf];
+    w.scratch_valid[buf] = true;
+    return w.scratch[buf];
 }
 
 void cp_async(void* dst, const void* src, int bytes, int src_bytes) {

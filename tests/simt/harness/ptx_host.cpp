@@ -1,4 +1,5 @@
 #include <cstring>
+#include <vector>
 
 #include "simt_device.h"
 #include "simt_launch.h"
@@ -15,13 +16,22 @@ struct MmaOperands {
 };
 static_assert(sizeof(MmaOperands) <= size_t(kSlotBytes));
 
+// fp16 -> fp32 by table: the conversion dominates mma emulation otherwise.
+const float* half_table() {
+    static const std::vector<float> table = [] {
+        std::vector<float> t(65536);
+        for (uint32_t i = 0; i < 65536; ++i) t[i] = folio::f16_to_f32(uint16_t(i));
+        return t;
+    }();
+    return table.data();
+}
 float lo16(uint32_t r, bool bf16) {
     const auto v = uint16_t(r & 0xffffu);
-    return bf16 ? folio::bf16_to_f32(v) : folio::f16_to_f32(v);
+    return bf16 ? folio::bf16_to_f32(v) : half_table()[v];
 }
 float hi16(uint32_t r, bool bf16) {
     const auto v = uint16_t(r >> 16);
-    return bf16 ? folio::bf16_to_f32(v) : folio::f16_to_f32(v);
+    return bf16 ? folio::bf16_to_f32(v) : half_table()[v];
 }
 
 void mma_m16n8k16(float d[4], const uint32_t a[4], const uint32_t b[2], const float c[4], bool bf16) {
@@ -35,8 +45,13 @@ void mma_m16n8k16(float d[4], const uint32_t a[4], const uint32_t b[2], const fl
         warp_exchange_end();
         fail("mma.sync needs all 32 lanes of the warp");
     }
-    // Rebuild A (16x16, row-major) and B (16x8, k x n) from every lane's fragment.
-    float A[16][16], B[16][8];
+    // The first lane to read rebuilds A (16x16, row-major) and B (16x8, k x n) from every lane's
+    // fragment and computes all of D (16x8) into the collective's scratch; the others just read it.
+    bool first = false;
+    float* D = static_cast<float*>(warp_exchange_scratch(&first));
+    static_assert(16 * 8 * sizeof(float) <= kExchangeScratchBytes);
+    if (first) {
+    float A[16][16], B[16][8], C[16][8];
     for (int lane = 0; lane < 32; ++lane) {
         MmaOperands op;
         std::memcpy(&op, slots + size_t(lane) * kSlotBytes, sizeof(op));
@@ -52,17 +67,19 @@ void mma_m16n8k16(float d[4], const uint32_t a[4], const uint32_t b[2], const fl
             const int k = tig * 2 + (i & 1) + (i >= 2 ? 8 : 0);
             B[k][group] = v;
         }
+        for (int i = 0; i < 4; ++i) C[group + (i >= 2 ? 8 : 0)][tig * 2 + (i & 1)] = op.c[i];
+    }
+    for (int row = 0; row < 16; ++row)
+        for (int col = 0; col < 8; ++col) {
+            float acc = C[row][col];
+            for (int k = 0; k < 16; ++k) acc += A[row][k] * B[k][col];
+            D[row * 8 + col] = acc;
+        }
     }
     const int lane = int(lane_id());
     const int group = lane >> 2, tig = lane & 3;
     float out[4];
-    for (int i = 0; i < 4; ++i) {
-        const int row = group + (i >= 2 ? 8 : 0);
-        const int col = tig * 2 + (i & 1);
-        float acc = c[i];
-        for (int k = 0; k < 16; ++k) acc += A[row][k] * B[k][col];
-        out[i] = acc;
-    }
+    for (int i = 0; i < 4; ++i) out[i] = D[(group + (i >= 2 ? 8 : 0)) * 8 + tig * 2 + (i & 1)];
     warp_exchange_end();
     std::memcpy(d, out, sizeof(out));
 }

@@ -108,6 +108,7 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
 cudaError_t cudaDeviceSynchronize() {
     return unsafe_during_capture() ? set_error(cudaErrorStreamCaptureUnsupported) : cudaSuccess;
 }
+cudaError_t cudaDeviceGetPCIBusId(char*, int, int) { return set_error(cudaErrorNotSupported); }  // no PCI device
 cudaError_t cudaMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
     *total_bytes = state().total;
     *free_bytes = state().total > state().in_use ? state().total - state().in_use : 0;
@@ -152,6 +153,14 @@ cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t bytes, cudaMemcpy
     return enqueue(stream, [=] {
         if (bytes) std::memmove(dst, src, bytes);
     });
+}
+cudaError_t cudaMemcpy2D(void* dst, size_t dpitch, const void* src, size_t spitch, size_t width, size_t height,
+                         cudaMemcpyKind) {
+    if (unsafe_during_capture()) return set_error(cudaErrorStreamCaptureUnsupported);
+    if (width > dpitch || width > spitch) return set_error(cudaErrorInvalidValue);
+    for (size_t r = 0; r < height; ++r)
+        std::memmove(static_cast<char*>(dst) + r * dpitch, static_cast<const char*>(src) + r * spitch, width);
+    return cudaSuccess;
 }
 cudaError_t cudaMemset(void* dst, int value, size_t bytes) {
     if (unsafe_during_capture()) return set_error(cudaErrorStreamCaptureUnsupported);

@@ -22,7 +22,6 @@
 #define __device__
 #define __host__
 #define __forceinline__ inline
-#define __noinline__ __attribute__((noinline))
 #define __launch_bounds__(...)
 #define __align__(n) __attribute__((aligned(n)))
 // Static shared memory: one instance for the whole program, which is exactly one per block because
@@ -75,6 +74,10 @@ int syncthreads_reduce(int value, int op);  // op 0: count, 1: and, 2: or
 // call warp_exchange_end(). `*members` receives the effective mask.
 const unsigned char* warp_exchange_begin(unsigned mask, const void* mine, size_t bytes, unsigned* members);
 void warp_exchange_end();
+// Between begin and end: a scratch area shared by the lanes reading the same exchange, so that work
+// every lane would repeat (rebuilding an mma's matrices) is done once; `*first` tells the first reader.
+void* warp_exchange_scratch(bool* first);
+inline constexpr size_t kExchangeScratchBytes = 1024;
 void* dynamic_smem();
 [[noreturn]] void fail(const std::string& message);  // stops the launch with a harness error
 

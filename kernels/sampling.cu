@@ -129,7 +129,8 @@ __device__ uint64_t descend(const Row& r, bool by_count, double target, bool str
                 return strict ? v > target : v >= target;
             };
             const unsigned crossing = __ballot_sync(kFullMask, reaches(incl));
-            if (lane == 0) sh.digit = -1;
+            // Exactly one lane writes the outcome (lanes of a warp are not ordered without a sync).
+            if (crossing == 0 && lane == 0) sh.digit = -1;
             if (crossing != 0 && lane == __ffs(int(crossing)) - 1) {
                 unsigned long long run = incl - mine;
                 int digit = 8 * lane + 7;

@@ -14,6 +14,7 @@
 #include "engine/core/error.h"
 #include "engine/cpu/cpu_backend.h"
 #include "engine/model/model.h"
+#include "engine/sampling/sampler.h"
 #include "kernels/cuda_backend.h"
 #include "tests/engine/cpu/model_fixture.h"
 #include "tests/support/fixtures.h"
@@ -271,6 +272,58 @@ TEST(CudaBackend, GraphReplaysEqualEagerSteps) {
         for (int s = 0; s < active; ++s) seqs[size_t(s)].push_back(x[size_t(s)]);
         // The others fall behind: re-feed their last token next time they are active.
         for (int s = active; s < 5; ++s) seqs[size_t(s)].push_back(seqs[size_t(s)].back());
+    }
+}
+
+TEST(CudaBackend, DeviceSamplingEqualsHostSamplingOfTheSameLogits) {
+    // forward() hands the logits to the host sampler; forward_and_sample() samples on the device
+    // (through CUDA graphs for these decode steps). Same logits, same seeds: same tokens.
+    const Fixture f = load("tiny-awq");
+    const Model& m = *f.model;
+    auto gpu = make_cuda_backend(m, small_options());
+    gpu->allocate_kv(layout_for(m));
+    std::vector<std::vector<int>> seqs = {{1, 15043, 29892}, {1, 450, 4996}, {1, 3118, 2501}};
+    std::vector<std::vector<int32_t>> tables;
+    for (int s = 0; s < 3; ++s) tables.push_back(scattered_table(s, 3, 8, 64));
+    std::vector<const std::vector<int>*> ptrs{&seqs[0], &seqs[1], &seqs[2]};
+    std::vector<SamplingParams> params(3);
+    params[0].temperature = 0.8f;
+    params[0].top_p = 0.9f;
+    params[1].top_k = 40;
+    params[1].min_p = 0.05f;
+    params[2].temperature = 1.2f;
+    params[2].repetition_penalty = 1.3f;  // penalties: the eager path
+    std::vector<float> logits;
+    std::vector<int32_t> ids;
+    std::vector<Step> pre{{0, 0, 3}, {1, 0, 3}, {2, 0, 3}};
+    gpu->forward(make_batch(ptrs, tables, pre), logits);
+    Sampler host;
+    for (int step = 0; step < 6; ++step) {
+        std::vector<Step> st;
+        for (int s = 0; s < 3; ++s) st.push_back({s, int(seqs[size_t(s)].size()) - 1, 1});
+        const ForwardBatch b = make_batch(ptrs, tables, st);
+        std::vector<SamplingRow> rows(3);
+        for (int s = 0; s < 3; ++s) {
+            rows[size_t(s)].params = &params[size_t(s)];
+            rows[size_t(s)].prompt_ids = seqs[size_t(s)].data();
+            rows[size_t(s)].num_prompt_ids = 3;
+            rows[size_t(s)].output_ids = seqs[size_t(s)].data() + 3;
+            rows[size_t(s)].num_output_ids = int(seqs[size_t(s)].size()) - 3;
+            rows[size_t(s)].seed = 77 + uint64_t(s);
+            rows[size_t(s)].step = uint64_t(step);
+        }
+        gpu->forward(b, logits);  // rewrites the same KV slots with the same values
+        std::vector<int32_t> expect;
+        for (int s = 0; s < 3; ++s) expect.push_back(host.sample(&logits[size_t(s) * m.config.vocab_size], m.config.vocab_size, rows[size_t(s)]));
+        gpu->forward_and_sample(b, rows, ids);
+        EXPECT_EQ(ids, expect) << "step " << step;
+        // Without the penalised row the batch qualifies for a CUDA graph.
+        std::vector<SamplingRow> two(rows.begin(), rows.begin() + 2);
+        std::vector<Step> st2(st.begin(), st.begin() + 2);
+        std::vector<int32_t> ids2;
+        gpu->forward_and_sample(make_batch(ptrs, tables, st2), two, ids2);
+        EXPECT_EQ(ids2, std::vector<int32_t>(expect.begin(), expect.begin() + 2)) << "step " << step << " (graph)";
+        for (int s = 0; s < 3; ++s) seqs[size_t(s)].push_back(ids[size_t(s)]);
     }
 }
 

@@ -3,7 +3,6 @@
 #include <cmath>
 #include <sstream>
 
-#include "simt_launch.h"
 
 namespace folio::test {
 
@@ -61,20 +60,6 @@ std::vector<float> round_to_half(const std::vector<float>& v) { return from_half
     return ::testing::AssertionFailure() << bad << " of " << actual.size() << " elements differ; worst at index " << worst
                                          << ": got " << actual[worst] << ", expected " << expected[worst] << " (atol " << atol
                                          << ", rtol " << rtol << ")";
-}
-
-void for_each_schedule(const std::function<void(const char* name)>& body) {
-    auto& o = simt::options();
-    const auto saved = o;
-    const std::pair<simt::Schedule, const char*> schedules[] = {
-        {simt::Schedule::Forward, "forward"}, {simt::Schedule::Reverse, "reverse"}, {simt::Schedule::Shuffled, "shuffled"}};
-    for (const auto& [s, name] : schedules) {
-        o.schedule = s;
-        o.seed = 12345;
-        SCOPED_TRACE(std::string("schedule ") + name);
-        body(name);
-    }
-    o = saved;
 }
 
 }  // namespace folio::test

@@ -1,5 +1,5 @@
 #pragma once
-// Helpers for kernel tests in the SIMT harness: device arrays filled from host vectors (outputs
+// Helpers for kernel tests, in the SIMT harness and on a real GPU (tests/gpu builds the same files): device arrays filled from host vectors (outputs
 // poisoned with NaN first, so an element a kernel forgets to write fails the comparison), random
 // data, fp16 conversion and a comparison that reports the worst element.
 #include <gtest/gtest.h>
@@ -65,7 +65,8 @@ std::vector<float> round_to_half(const std::vector<float>& v);
 ::testing::AssertionResult all_close(const std::vector<float>& actual, const std::vector<float>& expected, float atol,
                                      float rtol);
 
-// Runs `body` once per harness schedule (forward, reverse, shuffled), restoring the default after.
+// Runs `body` once per harness schedule (forward, reverse, shuffled), restoring the default after;
+// on a real GPU (tests/gpu) once, as the hardware schedules.
 void for_each_schedule(const std::function<void(const char* name)>& body);
 
 }  // namespace folio::test

@@ -139,8 +139,12 @@ void CudaBackend::profile_activations() {
     tmp.block_size = 16;
     tmp.num_blocks = 1;
     set_pools(tmp, rc_.max_model_len);
+    // Half the sequences decode (one token), the rest share the remaining tokens as prefill chunks:
+    // both attention kernels, every linear at its largest row count, lm_head and the sampler run.
     const int S = std::min(rc_.max_seqs, rc_.max_tokens);
-    const int T = std::min(rc_.max_tokens, S * rc_.max_model_len);
+    const int decodes = S / 2, prefills = S - decodes;
+    const int T = std::min(rc_.max_tokens, decodes + prefills * rc_.max_model_len);
+    const int prefill_tokens = T - decodes;
     ForwardBatch b;
     b.tokens.assign(size_t(T), 0);
     int off = 0;
@@ -148,7 +152,8 @@ void CudaBackend::profile_activations() {
         SeqSlice sl;
         sl.seq_id = -1;
         sl.token_offset = off;
-        sl.num_tokens = T / S + (i < T % S ? 1 : 0);
+        const int p = i - decodes;
+        sl.num_tokens = i < decodes ? 1 : prefill_tokens / prefills + (p < prefill_tokens % prefills ? 1 : 0);
         sl.num_blocks = (sl.num_tokens + 15) / 16;
         sl.block_table_offset = int(b.block_tables.size());
         sl.want_logits = true;

@@ -2,7 +2,9 @@
 // lane c reads qweight[k][c] (coalesced 128-byte rows), dequantises its 8 nibbles once and
 // multiplies them by every one of the m <= 8 activation rows, so each weight byte is read once per
 // call. The k range is split over grid.y (whole groups per split) so that even a 4096-wide matrix
-// fills the GPU; the splits meet in the deterministic split-K fix-up.
+// fills the GPU; the splits meet in the deterministic split-K fix-up. The group size is a template
+// parameter so the row loop unrolls and each lane has a group's worth of loads in flight at once
+// (memory-level parallelism is what a GEMV lives on).
 #include "kernels/common/awq_pack.cuh"
 #include "kernels/common/device_utils.cuh"
 #include "kernels/common/launch.cuh"
@@ -17,16 +19,16 @@ constexpr int kWarps = 8;
 constexpr int kColsPerBlock = 32 * 8;  // outputs
 constexpr int kMaxGroup = 128;
 
-template <int MR, class Out>
+template <int MR, int GS, class Out>
 __global__ void __launch_bounds__(kWarps * 32) awq_gemv_kernel(AwqWeightsView w, const __half* x, int m, Out* y,
                                                                int groups_per_split, SplitKWorkspace ws) {
-    __shared__ float xs[MR][kMaxGroup];
+    __shared__ float xs[MR][GS];
     __shared__ float red[kWarps][kColsPerBlock];
     const int lane = int(threadIdx.x) % 32, warp = int(threadIdx.x) / 32;
     const int words = w.n / 8;
     const int col = int(blockIdx.x) * 32 + lane;  // int32 column
     const bool valid = col < words;
-    const int gs = w.group_size;
+    constexpr int gs = GS;
     const int num_groups = w.k / gs;
     const int g0 = int(blockIdx.y) * groups_per_split;
     const int g1 = min(g0 + groups_per_split, num_groups);
@@ -49,8 +51,13 @@ __global__ void __launch_bounds__(kWarps * 32) awq_gemv_kernel(AwqWeightsView w,
         float s[8];
         load_half8(w.scales + size_t(g) * w.n + size_t(col) * 8, s);
         const int32_t* qrow = w.qweight + (size_t(g) * gs) * words + col;
-        for (int kk = warp; kk < gs; kk += kWarps) {
-            const uint32_t q = uint32_t(qrow[size_t(kk) * words]);
+        uint32_t qs[gs / kWarps];  // this lane's words of the group, all loads issued up front
+        FOLIO_UNROLL
+        for (int j = 0; j < gs / kWarps; ++j) qs[j] = uint32_t(qrow[size_t(warp + j * kWarps) * words]);
+        FOLIO_UNROLL
+        for (int j = 0; j < gs / kWarps; ++j) {
+            const int kk = warp + j * kWarps;
+            const uint32_t q = qs[j];
             FOLIO_UNROLL
             for (int i = 0; i < 8; ++i) {
                 const int c = awq_nibble_column(i);
@@ -97,7 +104,7 @@ __global__ void __launch_bounds__(kWarps * 32) awq_gemv_kernel(AwqWeightsView w,
         }
 }
 
-template <int MR>
+template <int MR, int GS>
 void launch_gemv(const AwqWeightsView& w, const __half* x, int m, void* y, bool out_fp32, int splits,
                  const SplitKWorkspace& ws, cudaStream_t stream) {
     const int num_groups = w.k / w.group_size;
@@ -105,10 +112,21 @@ void launch_gemv(const AwqWeightsView& w, const __half* x, int m, void* y, bool 
     splits = (num_groups + per_split - 1) / per_split;  // no empty splits
     const dim3 grid(unsigned((w.n / 8 + 31) / 32), unsigned(splits));
     if (out_fp32)
-        launch(awq_gemv_kernel<MR, float>, grid, dim3(kWarps * 32), 0, stream, w, x, m, static_cast<float*>(y), per_split, ws);
+        launch(awq_gemv_kernel<MR, GS, float>, grid, dim3(kWarps * 32), 0, stream, w, x, m, static_cast<float*>(y), per_split, ws);
     else
-        launch(awq_gemv_kernel<MR, __half>, grid, dim3(kWarps * 32), 0, stream, w, x, m, static_cast<__half*>(y), per_split,
-               ws);
+        launch(awq_gemv_kernel<MR, GS, __half>, grid, dim3(kWarps * 32), 0, stream, w, x, m, static_cast<__half*>(y),
+               per_split, ws);
+}
+
+template <int MR>
+void launch_gemv(const AwqWeightsView& w, const __half* x, int m, void* y, bool out_fp32, int splits,
+                 const SplitKWorkspace& ws, cudaStream_t stream) {
+    switch (w.group_size) {
+        case 32: return launch_gemv<MR, 32>(w, x, m, y, out_fp32, splits, ws, stream);
+        case 64: return launch_gemv<MR, 64>(w, x, m, y, out_fp32, splits, ws, stream);
+        case 128: return launch_gemv<MR, 128>(w, x, m, y, out_fp32, splits, ws, stream);
+    }
+    throw Error("awq_gemv: group size " + std::to_string(w.group_size) + " (supported: 32, 64, 128)");
 }
 
 }  // namespace
@@ -125,7 +143,7 @@ void awq_gemv(const AwqWeightsView& w, const __half* x, int m, void* y, bool out
               const SplitKWorkspace& ws, cudaStream_t stream) {
     if (m <= 0) return;
     if (m > kGemvMaxRows) throw Error("awq_gemv: at most 8 rows per call (use gemm_mma_awq for more)");
-    if (w.group_size > kMaxGroup || w.group_size % 8 != 0 || w.k % w.group_size != 0 || w.n % 8 != 0)
+    if (w.group_size > kMaxGroup || w.group_size % 32 != 0 || w.k % w.group_size != 0 || w.n % 8 != 0)
         throw Error("awq_gemv: unsupported AWQ shape (group size " + std::to_string(w.group_size) + ", k " + std::to_string(w.k) +
                     ", n " + std::to_string(w.n) + ")");
     if (splits <= 0) splits = awq_gemv_splits(w.k, w.n, w.group_size, sm_count);

@@ -271,7 +271,9 @@ void apply_penalties(float* logits, int vocab, int rows, const DeviceSamplingPar
 void sample_tokens(float* logits, int vocab, int rows, const DeviceSamplingParams* params, int32_t* out, cudaStream_t stream) {
     if (rows <= 0) return;
     if (vocab >= (1 << 24)) throw Error("sample_tokens: vocabularies of 2^24 tokens or more are not supported");
-    launch(sample_kernel, dim3(unsigned(rows)), dim3(kThreads), 0, stream, logits, vocab, params, out);
+    // Small vocabularies (tests) need fewer threads; the kernel works with any multiple of 32.
+    const int threads = vocab >= kThreads ? kThreads : ((vocab + 31) / 32) * 32;
+    launch(sample_kernel, dim3(unsigned(rows)), dim3(unsigned(threads)), 0, stream, logits, vocab, params, out);
 }
 
 }  // namespace folio::cuda

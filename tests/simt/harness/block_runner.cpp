@@ -91,11 +91,20 @@ void yield(Thread& t) {
     t.state = Thread::State::Ready;
 }
 
+// Thrown by fail() inside a fiber and caught at the bottom of the same fiber's stack, so the
+// temporaries of the failing kernel frame are destroyed before the fiber is abandoned.
+struct FiberAbort {};
+
 void thread_entry(void* arg) {
     Runner& r = runner();
     auto& t = *static_cast<Thread*>(arg);
     fiber_started(r.main);
-    (*r.body)();
+    try {
+        (*r.body)();
+    } catch (const FiberAbort&) {
+        t.state = Thread::State::Done;
+        exit_to(t.ctx, r.main);  // the scheduler sees block.error and abandons the launch
+    }
     Block& b = r.block;
     t.state = Thread::State::Done;
     b.live--;
@@ -259,9 +268,7 @@ void fail(const std::string& message) {
     s << "thread (" << t.tid.x << "," << t.tid.y << "," << t.tid.z << ") of block (" << g_regs.block_idx.x << ","
       << g_regs.block_idx.y << "," << g_regs.block_idx.z << "): " << message;
     r.block.error = s.str();
-    t.state = Thread::State::Done;
-    // Never resumed: the scheduler sees the error and abandons the launch.
-    exit_to(t.ctx, r.main);
+    throw FiberAbort{};
 }
 
 void syncthreads() {

@@ -1,8 +1,10 @@
-// Prefill attention over paged KV: grid (query tile, head). A block holds a tile of query rows of one
+// Prefill attention over paged KV on CUDA cores, for the head dims the tensor-core kernel
+// (attention_prefill_mma.cu) does not take: grid (query tile, head). A block holds a tile of query rows of one
 // sequence for one head and walks the keys it may see in steps of 16 (flash-attention style online
 // softmax, fp32 on CUDA cores), reading every key - cached prefix and the chunk's own, already
 // written to the pool - through the block table. Causal: the query at position p sees keys 0..p.
 #include "kernels/attention.h"
+#include "kernels/attention_prefill_mma.h"
 
 #include "kernels/common/device_utils.cuh"
 #include "kernels/common/launch.cuh"
@@ -135,11 +137,15 @@ void launch_prefill(const PrefillAttention& a, const PagedKv& kv, cudaStream_t s
 
 }  // namespace
 
-int prefill_tile_rows(int head_dim) { return head_dim <= 128 ? 32 : 16; }
+int prefill_tile_rows(int head_dim) {
+    if (prefill_mma_supports(head_dim)) return 64;  // the tensor-core kernel's tile
+    return head_dim <= 128 ? 32 : 16;
+}
 
 void prefill_attention(const PrefillAttention& a, const PagedKv& kv, cudaStream_t stream) {
     if (a.num_tiles <= 0) return;
     if (a.num_heads % kv.num_kv_heads != 0) throw Error("prefill_attention: num_heads must be a multiple of num_kv_heads");
+    if (prefill_mma_supports(kv.head_dim)) return prefill_attention_mma(a, kv, stream);
     switch (kv.head_dim) {
         case 8: return launch_prefill<8>(a, kv, stream);
         case 16: return launch_prefill<16>(a, kv, stream);

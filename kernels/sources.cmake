@@ -7,6 +7,7 @@ set(FOLIO_CUDA_KERNEL_SOURCES
   ${_k}/activation.cu
   ${_k}/attention_decode.cu
   ${_k}/attention_prefill.cu
+  ${_k}/attention_prefill_mma.cu
   ${_k}/awq_dequant.cu
   ${_k}/awq_gemv.cu
   ${_k}/convert.cu

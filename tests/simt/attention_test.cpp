@@ -181,12 +181,13 @@ struct PrefillCase {
 
 TEST(SimtPrefillAttention, CausalChunksOverCachedPrefixMatchCpuReference) {
     const PrefillCase cases[] = {
-        {8, 4, 8, 16, {{0, 5}, {20, 33}, {7, 1}}},   // stories260K shape: a fresh prompt, a second chunk, one token
+        {8, 4, 8, 16, {{0, 5}, {20, 33}, {7, 1}}},   // stories260K shape (CUDA cores): a fresh prompt, a second chunk, one token
         {8, 8, 16, 16, {{0, 40}, {16, 16}}},          // GQA 1, chunk starting on a block boundary
-        {8, 2, 64, 8, {{3, 70}}},                      // GQA 4, three tiles
+        {8, 2, 64, 8, {{3, 70}}},                      // GQA 4, tensor cores (64-row tiles)
         {16, 2, 128, 16, {{31, 9}, {0, 17}}},         // GQA 8
         {4, 1, 80, 16, {{5, 12}}},
-        {4, 4, 256, 16, {{10, 20}}},                   // 16-row tiles, opt-in shared memory
+        {4, 2, 96, 16, {{100, 130}, {0, 3}}},          // tensor cores: three 64-row tiles after a long prefix
+        {4, 4, 256, 16, {{10, 20}}},                   // CUDA cores, 16-row tiles, opt-in shared memory
     };
     uint64_t seed = 50;
     for (const auto& c : cases) {

@@ -13,7 +13,10 @@
 #      bandwidth floor measured in the same run; output tokens/s at 1, 8, 64, 256 concurrent
 #      sequences) and, where python3 has torch + transformers, the same workload through HF
 #      generate() in fp16 (ours / theirs);
-# and prints one short table last. Full logs go to OUT_DIR (default: out/device_check).
+# and prints one short table last. OUT_DIR (default: out/device_check) receives summary.txt,
+# device_check.log and logs.tar.gz (every step's full log, test XML and JSON): three files, as the
+# device tool brings back at most eight. Steps after the tests watch the clock
+# (FOLIO_DEVICE_BUDGET_S, default 540 s) and are reported as SKIP when it runs out.
 #
 # The fixtures are not on the device machine unless the working tree carries them. Before calling
 # the device tool, here:
@@ -28,10 +31,13 @@
 set -uo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-out=${1:-$root/out/device_check}
-mkdir -p "$out"
-out=$(cd "$out" && pwd)
+dest=${1:-$root/out/device_check}
+mkdir -p "$dest"
+dest=$(cd "$dest" && pwd)
 build=${FOLIO_DEVICE_BUILD:-$root/build-device}
+out=$build/device_check_logs  # every log; packed into $dest/logs.tar.gz at the end
+rm -rf "$out"
+mkdir -p "$out"
 deps=${FOLIO_DEPS:-$root/.deps}
 if [ -n "${FOLIO_FIXTURES:-}" ]; then fixtures=$FOLIO_FIXTURES
 elif [ -d "$root/.fixtures/models" ]; then fixtures=$root/.fixtures
@@ -40,7 +46,9 @@ bench_model=${FOLIO_BENCH_MODEL:-dummy:llama-2-7b-awq}
 in_len=${FOLIO_BENCH_INPUT:-128}
 out_len=${FOLIO_BENCH_OUTPUT:-128}
 jobs=$(nproc 2>/dev/null || echo 4)
+budget=${FOLIO_DEVICE_BUDGET_S:-540}
 t_start=$(date +%s)
+time_left() { [ $(( $(date +%s) - t_start )) -lt "$budget" ]; }
 
 rows=()      # "check|result|detail" for the final table
 failed=0
@@ -57,9 +65,14 @@ table() {
     IFS='|' read -r c s d <<<"$r"
     printf '%-34s %-6s %s\n' "$c" "$s" "$d"
   done
-  echo "logs: $out"
+  echo "logs: $dest/logs.tar.gz"
 }
-finish() { table | tee "$out/summary.txt"; exit "$1"; }
+finish() {
+  table | tee "$out/summary.txt"
+  cp "$out/summary.txt" "$out/device_check.log" "$dest/" 2>/dev/null
+  tar -czf "$dest/logs.tar.gz" -C "$out" . 2>/dev/null
+  exit "$1"
+}
 
 # ---- 1. dependencies --------------------------------------------------------------------------
 prefix=$build/deps-prefix
@@ -153,15 +166,6 @@ if [ -x "$sanitizer" ]; then
   else
     row "memcheck: folio-cli generate" SKIP "folio-cli generate --backend cuda does not run yet (cli_generate.log)"
   fi
-  for spec in "attention:SimtDecodeAttention.*:SimtPrefillAttention.*" "sampling:SimtSampling.MatchesTheCpuSamplerTokenForToken"; do
-    t=${spec%%:*}
-    if "$sanitizer" --tool racecheck --error-exitcode 99 "$build/tests/gpu/gpu_${t}_test" --gtest_filter="${spec#*:}" \
-         >"$out/racecheck_${t}.log" 2>&1; then
-      row "racecheck: $t" PASS "$(grep -o 'RACECHECK SUMMARY: [0-9]* hazard[s]* displayed' "$out/racecheck_${t}.log" | tail -1)"
-    else
-      row "racecheck: $t" FAIL "racecheck_${t}.log"
-    fi
-  done
 else
   row "compute-sanitizer" FAIL "not found"
 fi
@@ -175,6 +179,7 @@ jget() { sed -nE "s/.*\"$2\": *([0-9.eE+-]+).*/\1/p" "$1" | head -1; }
 declare -A ours
 if [ -x "$bench" ]; then
   for c in 1 8 64 256; do
+    if ! time_left; then row "throughput, $c concurrent" SKIP "time budget (${budget} s) spent"; continue; fi
     n=$(( c < 4 ? 4 : 2 * c ))
     if "$bench" --model "$bench_model" --backend cuda --num-requests "$n" --concurrency "$c" --input-len "$in_len" \
          --output-len "$out_len" --json >"$out/bench_c$c.json" 2>"$out/bench_c$c.log"; then
@@ -194,7 +199,9 @@ else
   row "folio-bench" FAIL "app/bench built no folio-bench yet (issue 3): benchmarks not run"
   row "bandwidth floor ($bench_model)" INFO "${floor:-?} ms/token at context $ctx (probe_model.json)"
 fi
-if [ "${FOLIO_SKIP_HF:-0}" != 1 ] && python3 -c 'import torch, transformers' 2>/dev/null; then
+if [ "${FOLIO_SKIP_HF:-0}" != 1 ] && ! time_left; then
+  row "HF transformers comparison" SKIP "time budget (${budget} s) spent"
+elif [ "${FOLIO_SKIP_HF:-0}" != 1 ] && python3 -c 'import torch, transformers' 2>/dev/null; then
   PYTHONUNBUFFERED=1 python3 "$root/tests/gpu/hf_bench.py" --batch-sizes 1,8,64,256 --input-len "$in_len" \
     --output-len "$out_len" >"$out/hf_bench.json" 2>"$out/hf_bench.log"
   for c in 1 8 64 256; do
@@ -204,6 +211,20 @@ if [ "${FOLIO_SKIP_HF:-0}" != 1 ] && python3 -c 'import torch, transformers' 2>/
   done
 else
   row "HF transformers comparison" SKIP "python3 with torch + transformers not available (or FOLIO_SKIP_HF=1)"
+fi
+
+# ---- 5. racecheck (slow: last, within the time budget) ------------------------------------------
+if [ -x "$sanitizer" ]; then
+  for spec in "attention:SimtDecodeAttention.*:SimtPrefillAttention.*" "sampling:SimtSampling.MatchesTheCpuSamplerTokenForToken"; do
+    t=${spec%%:*}
+    if ! time_left; then row "racecheck: $t" SKIP "time budget (${budget} s) spent"; continue; fi
+    if "$sanitizer" --tool racecheck --error-exitcode 99 "$build/tests/gpu/gpu_${t}_test" --gtest_filter="${spec#*:}" \
+         >"$out/racecheck_${t}.log" 2>&1; then
+      row "racecheck: $t" PASS "$(grep -o 'RACECHECK SUMMARY: [0-9]* hazard[s]* displayed' "$out/racecheck_${t}.log" | tail -1)"
+    else
+      row "racecheck: $t" FAIL "racecheck_${t}.log"
+    fi
+  done
 fi
 
 finish $failed

@@ -18,7 +18,8 @@ int DecodeGraphs::padded_width(int blocks, int max_blocks) {
 }
 
 void DecodeGraphs::capture(Key key, cudaStream_t stream, const std::function<void()>& enqueue) {
-    check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeGlobal), "cudaStreamBeginCapture");
+    // Thread-local mode: other threads (the UI asking for memory figures) stay unaffected.
+    check(cudaStreamBeginCapture(stream, cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
     try {
         enqueue();
     } catch (...) {

@@ -28,7 +28,7 @@ struct GpuMonitor::Api {
     nvml::Return (*power)(nvml::Device, unsigned int*) = nullptr;
 };
 
-GpuMonitor::GpuMonitor(int device) {
+GpuMonitor::GpuMonitor(int device) : device_(device) {
     lib_ = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib_) return;
     api_ = new Api;
@@ -60,7 +60,8 @@ GpuMonitor::~GpuMonitor() {
 GpuReading GpuMonitor::read() const {
     GpuReading r;
     size_t free_b = 0, total_b = 0;
-    if (cudaMemGetInfo(&free_b, &total_b) == cudaSuccess) {
+    // The current device is per thread: a caller other than the engine thread may not have it set.
+    if (cudaSetDevice(device_) == cudaSuccess && cudaMemGetInfo(&free_b, &total_b) == cudaSuccess) {
         r.total = total_b;
         r.used = total_b - free_b;
     } else {

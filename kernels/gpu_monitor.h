@@ -20,6 +20,7 @@ public:
     GpuMonitor(const GpuMonitor&) = delete;
     GpuMonitor& operator=(const GpuMonitor&) = delete;
 
+    // Callable from any thread (the UI polls it while the engine thread runs steps).
     GpuReading read() const;
     bool has_nvml() const { return nvml_device_ != nullptr; }
 
@@ -28,6 +29,7 @@ private:
     void* lib_ = nullptr;
     Api* api_ = nullptr;
     void* nvml_device_ = nullptr;
+    int device_ = 0;
 };
 
 }  // namespace folio::cuda

@@ -22,9 +22,11 @@ namespace folio {
 namespace cuda {
 namespace {
 
+// Sizes for messages: GB with one decimal, or MB below a gigabyte.
 std::string gb(double bytes) {
     char buf[32];
-    std::snprintf(buf, sizeof(buf), "%.1f GB", bytes / 1e9);
+    if (bytes >= 1e9) std::snprintf(buf, sizeof(buf), "%.1f GB", bytes / 1e9);
+    else std::snprintf(buf, sizeof(buf), "%.0f MB", bytes / 1e6);
     return buf;
 }
 

@@ -227,7 +227,7 @@ QList<SearchHit> ChatStore::search(const QString& query, int limit) const {
     const QString fts = ftsQuery(query);
     if (fts.isEmpty()) return out;
     QSqlQuery q = run(db_,
-        "SELECT m.conversation_id, m.id, c.title, m.role, snippet(messages_fts, 0, '[', ']', '…', 12)"
+        "SELECT m.conversation_id, m.id, c.title, m.role, snippet(messages_fts, 0, char(2), char(3), '…', 12)"
         " FROM messages_fts JOIN messages m ON m.id = messages_fts.rowid JOIN conversations c ON c.id = m.conversation_id"
         " WHERE messages_fts MATCH ? ORDER BY m.id DESC LIMIT ?",
         {fts, limit});

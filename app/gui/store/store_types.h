@@ -65,7 +65,7 @@ struct SearchHit {
     qint64 messageId = 0;
     QString conversationTitle;
     QString role;
-    QString snippet;  // with [ and ] around the matched terms
+    QString snippet;  // matched terms between \x02 and \x03
 };
 
 }  // namespace folio::app

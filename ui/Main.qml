@@ -20,7 +20,7 @@ ApplicationWindow {
     color: Theme.window
     font.pixelSize: Theme.fontBody
 
-    Component.onCompleted: ColorScheme.mode = app.themeMode
+    Component.onCompleted: if (app.themeMode !== "system") ColorScheme.mode = app.themeMode
     Connections {
         target: ColorScheme
         function onChanged() { if (window.app.themeMode !== ColorScheme.mode) window.app.themeMode = ColorScheme.mode }

@@ -14,7 +14,6 @@ RowLayout {
         text: sw.index + " / " + sw.count
         color: Theme.textMuted
         font.pixelSize: Theme.fontSmall
-        font.features: { "tnum": 1 }
     }
     IconButton { iconName: "chevron-right"; iconSize: 14; implicitWidth: 24; implicitHeight: 28; enabled: sw.index < sw.count; tip: qsTr("Next branch"); onClicked: sw.step(1) }
 }

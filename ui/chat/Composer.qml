@@ -69,7 +69,7 @@ Rectangle {
                 icon.source: composer.generating ? "qrc:/folio/icons/stop.svg" : "qrc:/folio/icons/send.svg"
                 icon.width: composer.generating ? 14 : 18
                 icon.height: composer.generating ? 14 : 18
-                icon.color: Theme.onAccent
+                icon.color: Theme.accentText
                 Accessible.name: composer.generating ? qsTr("Stop") : qsTr("Send")
                 ToolTip.visible: hovered
                 ToolTip.delay: 600

@@ -37,7 +37,7 @@ Item {
             Rectangle {
                 width: 22; height: 22; radius: 11
                 color: Theme.accentSoft
-                Icon { anchors.centerIn: parent; name: "sparkle"; size: 13; color: Theme.accent }
+                Icon { anchors.centerIn: parent; glyph: "sparkle"; size: 13; color: Theme.accent }
             }
             Text {
                 text: msg.model.length ? msg.model : qsTr("Assistant")

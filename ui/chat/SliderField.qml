@@ -24,7 +24,6 @@ ColumnLayout {
             text: field.offText.length && Math.abs(field.value - field.offValue) < 1e-9 ? field.offText : field.value.toFixed(field.decimals)
             color: Theme.textMuted
             font.pixelSize: Theme.fontSmall + 1
-            font.features: { "tnum": 1 }
         }
     }
     Slider {

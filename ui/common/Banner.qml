@@ -18,7 +18,7 @@ Rectangle {
         anchors.margins: Theme.m
         spacing: Theme.m
         Icon {
-            name: "alert"
+            glyph: "alert"
             color: banner.level === "error" ? Theme.danger : Theme.warning
             Layout.alignment: Qt.AlignTop
         }

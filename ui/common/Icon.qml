@@ -5,9 +5,9 @@ import Folio.Ui
 // One of the app's SVG icons, tinted.
 IconImage {
     id: icon
-    required property string name
+    required property string glyph
     property int size: 18
-    source: "qrc:/folio/icons/" + name + ".svg"
+    source: "qrc:/folio/icons/" + glyph + ".svg"
     sourceSize: Qt.size(size, size)
     width: size
     height: size

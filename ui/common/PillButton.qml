@@ -17,12 +17,12 @@ Button {
     icon.width: 16
     icon.height: 16
     icon.color: contentColor
-    readonly property color contentColor: primary ? Theme.onAccent : destructive ? Theme.danger : Theme.text
+    readonly property color contentColor: primary ? Theme.accentText : destructive ? Theme.danger : Theme.text
     contentItem: Row {
         spacing: Theme.s
         Icon {
             visible: control.iconName.length > 0
-            name: control.iconName.length ? control.iconName : "plus"
+            glyph: control.iconName.length ? control.iconName : "plus"
             size: 16
             color: control.contentColor
             anchors.verticalCenter: parent.verticalCenter

@@ -20,7 +20,7 @@ TextField {
         border.color: field.activeFocus ? Theme.accent : Theme.border
     }
     Icon {
-        name: "search"
+        glyph: "search"
         size: 16
         anchors.left: parent.left
         anchors.leftMargin: Theme.m

@@ -23,7 +23,7 @@ QtObject {
     readonly property color accent: dark ? "#8b97ff" : "#4f5fe0"
     readonly property color accentHover: dark ? "#a0aaff" : "#4351c9"
     readonly property color accentSoft: dark ? "#2c3050" : "#e6e9fc"
-    readonly property color onAccent: dark ? "#11131f" : "#ffffff"
+    readonly property color accentText: dark ? "#11131f" : "#ffffff"
     readonly property color userBubble: dark ? "#2b2f45" : "#e9ecfb"
     readonly property color codeBackground: dark ? "#141518" : "#f5f4f1"
     readonly property color codeHeader: dark ? "#1b1c20" : "#ebeae6"

@@ -93,7 +93,7 @@ Item {
                 Layout.fillWidth: true
                 Layout.fillHeight: true
                 Item { Layout.fillHeight: true }
-                Icon { name: "columns"; size: 40; color: Theme.textFaint; Layout.alignment: Qt.AlignHCenter }
+                Icon { glyph: "columns"; size: 40; color: Theme.textFaint; Layout.alignment: Qt.AlignHCenter }
                 Text {
                     Layout.alignment: Qt.AlignHCenter
                     Layout.maximumWidth: 520

@@ -21,7 +21,7 @@ Card {
         anchors.leftMargin: Theme.l
         anchors.rightMargin: Theme.m
         spacing: Theme.m
-        Icon { name: row.spec.startsWith("dummy:") ? "sparkle" : "folder"; color: row.current ? Theme.accent : Theme.textMuted }
+        Icon { glyph: row.spec.startsWith("dummy:") ? "sparkle" : "folder"; color: row.current ? Theme.accent : Theme.textMuted }
         ColumnLayout {
             Layout.fillWidth: true
             spacing: 2

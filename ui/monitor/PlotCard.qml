@@ -23,7 +23,6 @@ Card {
                 color: card.lineColor
                 font.pixelSize: Theme.fontBody
                 font.weight: Font.DemiBold
-                font.features: { "tnum": 1 }
             }
         }
         SparkLine {

@@ -23,7 +23,6 @@ Card {
                 color: Theme.text
                 font.pixelSize: Theme.fontTitle + 4
                 font.weight: Font.DemiBold
-                font.features: { "tnum": 1 }
             }
             Text { text: card.unit; color: Theme.textMuted; font.pixelSize: Theme.fontBody; Layout.alignment: Qt.AlignBaseline }
         }

@@ -19,7 +19,7 @@ ItemDelegate {
     ToolTip.text: shortcutText
     contentItem: RowLayout {
         spacing: Theme.s + 2
-        Icon { name: item.iconName; color: item.active ? Theme.accent : Theme.textMuted }
+        Icon { glyph: item.iconName; color: item.active ? Theme.accent : Theme.textMuted }
         Text {
             Layout.fillWidth: true
             text: item.text

@@ -19,6 +19,25 @@ ApplicationWindow {
     title: app.currentTitle.length && page === 0 ? app.currentTitle + " — Folio" : "Folio"
     color: Theme.window
     font.pixelSize: Theme.fontBody
+    // The Basic style's own controls (menus, combo boxes, spin boxes, tooltips) take the theme too.
+    palette.window: Theme.surface
+    palette.windowText: Theme.text
+    palette.base: Theme.surface
+    palette.alternateBase: Theme.surfaceAlt
+    palette.text: Theme.text
+    palette.button: Theme.surfaceAlt
+    palette.buttonText: Theme.text
+    palette.brightText: Theme.text
+    palette.highlight: Theme.accent
+    palette.highlightedText: Theme.accentText
+    palette.light: Theme.hover
+    palette.midlight: Theme.border
+    palette.mid: Theme.borderStrong
+    palette.dark: Theme.textMuted
+    palette.shadow: Theme.dark ? "#000000" : "#40000000"
+    palette.toolTipBase: Theme.dark ? "#33353b" : "#2b2b2e"
+    palette.toolTipText: "#f2f2f4"
+    palette.placeholderText: Theme.textFaint
 
     Component.onCompleted: if (app.themeMode !== "system") ColorScheme.mode = app.themeMode
     Connections {

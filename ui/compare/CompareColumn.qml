@@ -40,16 +40,29 @@ Card {
                     font.pixelSize: Theme.fontLarge
                     font.weight: Font.Bold
                 }
-                ComboBox {
-                    id: presetBox
+                PillButton {
+                    id: presetButton
+                    objectName: "presetButton"
                     Layout.fillWidth: true
                     implicitHeight: 30
-                    model: column.presets
-                    textRole: "name"
-                    valueRole: "name"
-                    currentIndex: Math.max(0, indexOfValue(column.preset))
-                    onActivated: column.presetChosen(currentValue)
-                    font.pixelSize: Theme.fontSmall + 1
+                    text: column.preset
+                    iconName: "sliders"
+                    onClicked: presetMenu.popup(presetButton, 0, presetButton.height)
+                    Menu {
+                        id: presetMenu
+                        width: 340
+                        Instantiator {
+                            model: column.presets
+                            delegate: MenuItem {
+                                required property string name
+                                required property string description
+                                text: name + "  —  " + description
+                                onTriggered: column.presetChosen(name)
+                            }
+                            onObjectAdded: (index, object) => presetMenu.insertItem(index, object)
+                            onObjectRemoved: (index, object) => presetMenu.removeItem(object)
+                        }
+                    }
                 }
                 Text {
                     text: qsTr("T %1").arg(column.temperature.toFixed(1))

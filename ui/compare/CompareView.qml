@@ -70,48 +70,49 @@ Item {
             }
         }
 
-        RowLayout {
+        Item {
             Layout.fillWidth: true
             Layout.fillHeight: true
             Layout.margins: Theme.l
-            spacing: Theme.m
-            Repeater {
-                model: view.cmp
-                delegate: CompareColumn {
-                    Layout.fillWidth: true
-                    Layout.fillHeight: true
-                    Layout.preferredWidth: 1
-                    app: view.app
-                    presets: view.app.presets
-                    onPresetChosen: (name) => view.cmp.setPreset(index, name)
-                    onSystemPromptEdited: (text) => view.cmp.setSystemPrompt(index, text)
-                    onRemoveRequested: view.cmp.removeAt(index)
+            RowLayout {
+                anchors.fill: parent
+                spacing: Theme.m
+                Repeater {
+                    model: view.cmp
+                    delegate: CompareColumn {
+                        Layout.fillWidth: true
+                        Layout.fillHeight: true
+                        Layout.preferredWidth: 1
+                        app: view.app
+                        presets: view.app.presets
+                        onPresetChosen: (name) => view.cmp.setPreset(index, name)
+                        onSystemPromptEdited: (text) => view.cmp.setSystemPrompt(index, text)
+                        onRemoveRequested: view.cmp.removeAt(index)
+                    }
                 }
             }
             ColumnLayout {
+                anchors.centerIn: parent
+                width: Math.min(parent.width, 540)
                 visible: view.cmp.count === 0
-                Layout.fillWidth: true
-                Layout.fillHeight: true
-                Item { Layout.fillHeight: true }
+                spacing: Theme.m
                 Icon { glyph: "columns"; size: 40; color: Theme.textFaint; Layout.alignment: Qt.AlignHCenter }
                 Text {
-                    Layout.alignment: Qt.AlignHCenter
-                    Layout.maximumWidth: 520
+                    Layout.fillWidth: true
                     horizontalAlignment: Text.AlignHCenter
                     wrapMode: Text.Wrap
-                    text: qsTr("Compare settings on one prompt. Start a comparison: each column is its own chat with its own preset and system prompt, and all of them answer at once through the same engine.")
+                    text: qsTr("Compare settings on one prompt. Each column is its own chat with its own preset and system prompt, and all of them answer at once through the same engine, sharing the KV cache for what their prompts have in common.")
                     color: Theme.textMuted
                     font.pixelSize: Theme.fontBody
                 }
                 PillButton {
                     Layout.alignment: Qt.AlignHCenter
-                    Layout.topMargin: Theme.m
+                    Layout.topMargin: Theme.s
                     primary: true
                     iconName: "columns"
                     text: qsTr("Start a %1-way comparison").arg(view.columnCount)
                     onClicked: view.cmp.startNew(view.columnCount, sharedPrompt.text)
                 }
-                Item { Layout.fillHeight: true }
             }
         }
 

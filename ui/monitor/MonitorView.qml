@@ -21,6 +21,12 @@ Item {
             spacing: Theme.s
             Text { text: qsTr("Monitor"); color: Theme.text; font.pixelSize: Theme.fontLarge; font.weight: Font.DemiBold }
             Item { Layout.fillWidth: true }
+            Text {
+                visible: view.app.engine.state !== EngineBridge.Ready
+                text: qsTr("No model loaded: the figures start moving once one is.")
+                color: Theme.textFaint
+                font.pixelSize: Theme.fontSmall + 1
+            }
             Chip { visible: view.app.engine.state === EngineBridge.Ready; text: view.app.engine.modelName + " · " + view.app.engine.quantization }
             Chip { visible: view.app.engine.state === EngineBridge.Ready; text: qsTr("context %1").arg(view.app.engine.contextLength) }
             Chip { visible: view.app.engine.state === EngineBridge.Ready; text: view.app.engine.backendName.toUpperCase() + " · " + view.app.engine.device; tint: Theme.accent; fill: Theme.accentSoft }
@@ -44,7 +50,7 @@ Item {
                     Layout.fillWidth: true
                     caption: view.mon.memoryLabel
                     value: view.mon.memoryUsedGiB.toFixed(2)
-                    unit: qsTr("of %1 GiB").arg(view.mon.memoryTotalGiB.toFixed(1))
+                    unit: view.mon.memoryTotalGiB > 0 ? qsTr("of %1 GiB").arg(view.mon.memoryTotalGiB.toFixed(1)) : qsTr("GiB")
                     note: qsTr("weights %1 GiB · KV %2 GiB").arg(view.mon.weightsGiB.toFixed(2)).arg(view.mon.kvGiB.toFixed(2))
                 }
                 StatCard {

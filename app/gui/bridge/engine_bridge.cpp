@@ -4,7 +4,7 @@
 
 namespace folio::app {
 
-EngineBridge::EngineBridge(QObject* parent) : QObject(parent) {
+EngineBridge::EngineBridge(QObject* parent) : ReplySource(parent) {
     qRegisterMetaType<GenerationRequest>();
     qRegisterMetaType<GenerationEnd>();
     qRegisterMetaType<ModelInfo>();
@@ -26,8 +26,8 @@ EngineBridge::EngineBridge(QObject* parent) : QObject(parent) {
     }, Q);
     connect(worker_, &EngineWorker::modelLoaded, this, &EngineBridge::onLoaded, Q);
     connect(worker_, &EngineWorker::loadFailed, this, &EngineBridge::onLoadFailed, Q);
-    connect(worker_, &EngineWorker::delta, this, &EngineBridge::delta, Q);
-    connect(worker_, &EngineWorker::finished, this, &EngineBridge::finished, Q);
+    connect(worker_, &EngineWorker::delta, this, &ReplySource::delta, Q);
+    connect(worker_, &EngineWorker::finished, this, &ReplySource::finished, Q);
     connect(worker_, &EngineWorker::statsUpdated, this, &EngineBridge::statsUpdated, Q);
     thread_.start();
 }

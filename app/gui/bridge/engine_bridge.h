@@ -6,12 +6,13 @@
 #include <QtQml/qqmlregistration.h>
 
 #include "app/gui/bridge/bridge_types.h"
+#include "app/gui/bridge/reply_source.h"
 
 namespace folio::app {
 
 class EngineWorker;
 
-class EngineBridge : public QObject {
+class EngineBridge : public ReplySource {
     Q_OBJECT
     QML_ELEMENT
     QML_UNCREATABLE("owned by the app")
@@ -48,17 +49,14 @@ public:
     QThread* workerThread() { return &thread_; }
 
     Q_INVOKABLE void loadModel(const QString& spec, const QString& backend = QStringLiteral("auto"));
-    // Returns the ticket that identifies the reply in delta/finished.
-    quint64 submit(GenerationRequest request);
-    void cancel(quint64 ticket);
+    quint64 submit(GenerationRequest request) override;
+    void cancel(quint64 ticket) override;
     void setStatsInterval(int ms);
 
 signals:
     void stateChanged();
     void loadProgressChanged();
     void modelReady(const folio::app::ModelInfo& info);
-    void delta(quint64 ticket, const QString& text, int tokens);
-    void finished(const folio::app::GenerationEnd& end);
     void statsUpdated(const folio::app::StatsSnapshot& stats);
 
     // To the worker (queued).

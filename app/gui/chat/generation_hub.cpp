@@ -1,17 +1,17 @@
 #include "app/gui/chat/generation_hub.h"
 
-#include "app/gui/bridge/engine_bridge.h"
+#include "app/gui/bridge/reply_source.h"
 #include "app/gui/chat/thread_guard.h"
 #include "app/gui/store/chat_store.h"
 #include "app/gui/store/reply_journal.h"
 
 namespace folio::app {
 
-GenerationHub::GenerationHub(ChatStore* store, ReplyJournal* journal, EngineBridge* bridge, QObject* parent)
-    : QObject(parent), store_(store), journal_(journal), bridge_(bridge) {
+GenerationHub::GenerationHub(ChatStore* store, ReplyJournal* journal, ReplySource* source, QObject* parent)
+    : QObject(parent), store_(store), journal_(journal), bridge_(source) {
     // Same thread (both live on the GUI thread): the bridge already hopped the thread boundary.
-    connect(bridge_, &EngineBridge::delta, this, &GenerationHub::onDelta);
-    connect(bridge_, &EngineBridge::finished, this, &GenerationHub::onFinished);
+    connect(bridge_, &ReplySource::delta, this, &GenerationHub::onDelta);
+    connect(bridge_, &ReplySource::finished, this, &GenerationHub::onFinished);
 }
 
 qint64 GenerationHub::startReply(qint64 conversationId, qint64 parentId) {

@@ -12,12 +12,12 @@ namespace folio::app {
 
 class ChatStore;
 class ReplyJournal;
-class EngineBridge;
+class ReplySource;
 
 class GenerationHub : public QObject {
     Q_OBJECT
 public:
-    GenerationHub(ChatStore* store, ReplyJournal* journal, EngineBridge* bridge, QObject* parent = nullptr);
+    GenerationHub(ChatStore* store, ReplyJournal* journal, ReplySource* source, QObject* parent = nullptr);
 
     // Starts a reply as a new child of `parentId` (a user message) with the conversation's system
     // prompt and sampling; the branch from the root to `parentId` is the chat history sent. Returns
@@ -62,7 +62,7 @@ private:
 
     ChatStore* store_;
     ReplyJournal* journal_;
-    EngineBridge* bridge_;
+    ReplySource* bridge_;
     QHash<quint64, Live> live_;                 // ticket -> reply
     QHash<qint64, quint64> byConversation_;     // conversation -> ticket
     QString modelName_;

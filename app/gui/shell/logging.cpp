@@ -62,7 +62,7 @@ QString setupLogging(const QString& dataDir, LogModel* ui) {
     if (ui) sinks->add_sink(std::make_shared<UiSink>(ui));
     auto logger = std::make_shared<spdlog::logger>("folio", sinks);
     logger->set_pattern("%Y-%m-%d %H:%M:%S.%e %^%l%$ %v");
-    logger->flush_on(spdlog::level::warn);
+    logger->flush_on(spdlog::level::info);  // low volume: every line reaches the file at once
     spdlog::set_default_logger(logger);
     qInstallMessageHandler(qtMessages);
     return file;

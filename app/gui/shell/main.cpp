@@ -20,7 +20,6 @@
 int main(int argc, char** argv) {
     QGuiApplication app(argc, argv);
     app.setApplicationName("folio");
-    app.setOrganizationName("folio");
     app.setApplicationDisplayName("Folio");
     app.setApplicationVersion(FOLIO_VERSION);
     app.setDesktopFileName("io.github.folio.Folio");

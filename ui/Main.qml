@@ -97,7 +97,7 @@ ApplicationWindow {
                 Layout.fillWidth: true
                 Layout.fillHeight: true
                 currentIndex: window.page
-                ChatView { id: chatView; app: window.app; onModelsRequested: window.page = 3 }
+                ChatView { id: chatView; app: window.app; onModelsRequested: window.page = 3; onCompareRequested: window.page = 1 }
                 CompareView { app: window.app }
                 MonitorView { app: window.app }
                 ModelsView { app: window.app; onModelChosen: window.page = 0 }

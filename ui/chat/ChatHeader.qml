@@ -11,6 +11,7 @@ Rectangle {
     required property AppController app
     property bool settingsOpen: false
     signal toggleSettings()
+    signal compareRequested()
     implicitHeight: 56
     color: "transparent"
 
@@ -36,6 +37,13 @@ Rectangle {
             text: header.app.settings.preset
             tint: Theme.accent
             fill: Theme.accentSoft
+        }
+        IconButton {
+            objectName: "addToCompareButton"
+            iconName: "columns"
+            tip: qsTr("Add this chat to side by side (up to 4)")
+            enabled: header.app.currentConversationId > 0 && header.app.compare.count < 4
+            onClicked: if (header.app.compare.addConversation(header.app.currentConversationId)) header.compareRequested()
         }
         IconButton {
             iconName: "export"

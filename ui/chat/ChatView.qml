@@ -10,6 +10,7 @@ Item {
     id: view
     required property AppController app
     signal modelsRequested()
+    signal compareRequested()
     function focusComposer() { composer.focusInput() }
     property bool settingsOpen: false
 
@@ -27,6 +28,7 @@ Item {
                 app: view.app
                 settingsOpen: view.settingsOpen
                 onToggleSettings: view.settingsOpen = !view.settingsOpen
+                onCompareRequested: view.compareRequested()
             }
 
             ListView {

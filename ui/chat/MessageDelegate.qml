@@ -122,7 +122,8 @@ Item {
         MessageActions {
             Layout.fillWidth: true
             Layout.alignment: msg.isUser ? Qt.AlignRight : Qt.AlignLeft
-            visible: !msg.editing && msg.status !== "streaming"
+            // In the narrow side-by-side columns only replies carry actions.
+            visible: !msg.editing && msg.status !== "streaming" && !(msg.compact && msg.isUser)
             isUser: msg.isUser
             status: msg.status
             details: msg.details

@@ -82,6 +82,9 @@ Card {
                 padding: Theme.s
                 background: Rectangle { radius: Theme.radiusSmall; color: Theme.surfaceAlt; border.color: prompt.activeFocus ? Theme.accent : "transparent" }
                 onEditingFinished: if (text !== column.systemPrompt) column.systemPromptEdited(text)
+                // Show the start of a long prompt, not its end.
+                onTextChanged: if (!activeFocus) cursorPosition = 0
+                Component.onCompleted: cursorPosition = 0
             }
         }
         Rectangle { Layout.fillWidth: true; height: 1; color: Theme.border }

@@ -101,7 +101,7 @@ Item {
                     Layout.fillWidth: true
                     horizontalAlignment: Text.AlignHCenter
                     wrapMode: Text.Wrap
-                    text: qsTr("Compare settings on one prompt. Each column is its own chat with its own preset and system prompt, and all of them answer at once through the same engine, sharing the KV cache for what their prompts have in common.")
+                    text: qsTr("Compare settings on one prompt. Each column is its own chat with its own preset and system prompt, and all of them answer at once through the same engine, sharing the KV cache for what their prompts have in common. Start new chats here, or add existing ones with the columns button in a chat's header.")
                     color: Theme.textMuted
                     font.pixelSize: Theme.fontBody
                 }

@@ -180,16 +180,20 @@ void EngineWorker::onEngineEvent(quint64 generation, const Event& e) {
     const auto it = ticketOfRequest_.constFind(e.id);
     if (it == ticketOfRequest_.constEnd()) return;
     const quint64 ticket = *it;
-    if (e.kind == Event::Kind::Token) {
+    // Token events carry the text they complete; a Finished/Error event may carry held-back text
+    // too (the tail of a possible stop string that was not one), which goes out before the end.
+    if (!e.text.empty() || e.kind == Event::Kind::Token) {
         auto p = pending_.find(ticket);
         if (p == pending_.end()) {
             p = pending_.insert(ticket, {});
             pendingOrder_ << ticket;
         }
         p->text += QString::fromStdString(e.text);
-        p->tokens += 1;
-        if (!flushTimer_->isActive()) flushTimer_->start();
-        return;
+        if (e.kind == Event::Kind::Token) p->tokens += 1;
+        if (e.kind == Event::Kind::Token) {
+            if (!flushTimer_->isActive()) flushTimer_->start();
+            return;
+        }
     }
     flushTicket(ticket);
     GenerationEnd end;

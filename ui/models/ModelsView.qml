@@ -55,6 +55,22 @@ Item {
                 spacing: Theme.l
                 Item { height: Theme.s }
 
+                ColumnLayout {
+                    visible: view.engine.state === EngineBridge.NoModel
+                    Layout.fillWidth: true
+                    Layout.topMargin: Theme.l
+                    Layout.bottomMargin: Theme.s
+                    spacing: Theme.xs
+                    Text { text: qsTr("No model loaded yet"); color: Theme.text; font.pixelSize: Theme.fontTitle + 2; font.weight: Font.DemiBold }
+                    Text {
+                        Layout.fillWidth: true
+                        wrapMode: Text.Wrap
+                        text: qsTr("Open a checkpoint you have downloaded, or load the demo model to look around first. Folio remembers the last model and loads it at the next start.")
+                        color: Theme.textMuted
+                        font.pixelSize: Theme.fontBody
+                    }
+                }
+
                 // Status: loading, failed, ready.
                 Card {
                     Layout.fillWidth: true

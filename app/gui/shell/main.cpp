@@ -16,6 +16,7 @@
 #include "app/gui/shell/logging.h"
 #include "app/gui/shell/offline_network.h"
 #include "app/gui/shell/qml_setup.h"
+#include "app/gui/shell/quit_on_signal.h"
 
 int main(int argc, char** argv) {
     QGuiApplication app(argc, argv);
@@ -59,6 +60,9 @@ int main(int argc, char** argv) {
         spdlog::critical("the user interface failed to load (see the messages above)");
         return 1;
     }
+    folio::app::quitOnTerminationSignals(&app);
     controller.start();
-    return app.exec();
+    const int rc = app.exec();
+    spdlog::info("Folio stopping");
+    return rc;
 }

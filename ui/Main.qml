@@ -45,7 +45,7 @@ ApplicationWindow {
         function onChanged() { if (window.app.themeMode !== ColorScheme.mode) window.app.themeMode = ColorScheme.mode }
     }
 
-    Shortcut { sequences: [StandardKey.New, "Ctrl+N"]; onActivated: { window.page = 0; window.app.newChat(); chatView.focusComposer() } }
+    Shortcut { sequence: StandardKey.New; onActivated: { window.page = 0; window.app.newChat(); chatView.focusComposer() } }
     Shortcut { sequences: ["Ctrl+K", StandardKey.Find]; onActivated: sidebar.focusSearch() }
     Shortcut { sequence: "Esc"; enabled: window.app.generatingCount > 0; onActivated: {
             if (window.page === 1) window.app.compare.stopAll()

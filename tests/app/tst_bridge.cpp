@@ -97,8 +97,9 @@ void BridgeTest::twoConversationsStreamAtOnce() {
     const qint64 a = newConversation(48), b = newConversation(48);
     QHash<qint64, int> deltas;
     QHash<qint64, int> deltasOfOtherWhenFinished;  // conversation -> deltas the other had seen
-    connect(hub_.get(), &GenerationHub::replyChanged, this, [&](qint64 c, qint64) { deltas[c]++; });
-    connect(hub_.get(), &GenerationHub::replyFinished, this, [&](qint64 c, qint64) {
+    QObject scope;  // the connections below end with this function, even when a check fails
+    connect(hub_.get(), &GenerationHub::replyChanged, &scope, [&](qint64 c, qint64) { deltas[c]++; });
+    connect(hub_.get(), &GenerationHub::replyFinished, &scope, [&](qint64 c, qint64) {
         deltasOfOtherWhenFinished[c] = deltas.value(c == a ? b : a);
     });
     const qint64 ra = actions_->send(a, "Once upon a time there was a little fox");
@@ -118,7 +119,6 @@ void BridgeTest::twoConversationsStreamAtOnce() {
         QVERIFY(m.stats.generatedTokens > 0);
         QVERIFY(!m.stats.finishReason.isEmpty());
     }
-    disconnect(hub_.get(), nullptr, this, nullptr);
 }
 
 void BridgeTest::tokenOrderMatchesTheEngine() {
@@ -193,14 +193,14 @@ void BridgeTest::modelsStayOnTheGuiThread() {
     QCOMPARE(hub_->thread(), gui);
     // Every delta handler runs on the GUI thread (the models' mutators qFatal otherwise).
     QList<QThread*> seen;
-    connect(bridge_.get(), &EngineBridge::delta, this, [&] { seen << QThread::currentThread(); });
+    QObject scope;
+    connect(bridge_.get(), &EngineBridge::delta, &scope, [&] { seen << QThread::currentThread(); });
     const qint64 c = newConversation(16);
     view.setConversationId(c);
     actions_->send(c, "A cat");
     QTRY_VERIFY_WITH_TIMEOUT(!hub_->isGenerating(c), 30000);
     QVERIFY(!seen.isEmpty());
     for (QThread* t : seen) QCOMPARE(t, gui);
-    disconnect(bridge_.get(), nullptr, this, nullptr);
 }
 
 void BridgeTest::mutationFromAnotherThreadIsFatal() {

@@ -1,6 +1,7 @@
 // The real QML, offscreen, on stories260K: type a prompt and press Enter, watch the reply stream and
 // find it in the database; side-by-side to three columns at once; the monitor's figures move.
 #include <QQmlApplicationEngine>
+#include <QSignalSpy>
 #include <QQuickItem>
 #include <QQuickWindow>
 #include <QTemporaryDir>
@@ -64,6 +65,8 @@ void UiTest::initTestCase() {
     window_ = qobject_cast<QQuickWindow*>(engine_->rootObjects().first());
     QVERIFY(window_);
     QVERIFY(QTest::qWaitForWindowExposed(window_));
+    window_->requestActivate();  // shortcuts (Ctrl+N, Ctrl+2 ...) go to the active window
+    QVERIFY(QTest::qWaitForWindowActive(window_));
     app_->start();
     QTRY_COMPARE_WITH_TIMEOUT(app_->engine()->state(), EngineBridge::State::Ready, 60000);
     QVERIFY(log_.latest().isEmpty() || log_.latestLevel() != "error");
@@ -94,8 +97,10 @@ void UiTest::typeSendAndFindInDatabase() {
     QTest::keyClick(window_, Qt::Key_Return, Qt::ShiftModifier);  // a new line, not a send
     typeText(window_, "there was a dog");
     QCOMPARE(input->property("text").toString(), QString("Once upon a time\nthere was a dog"));
+    QSignalSpy generating(app_->messages(), &MessageListModel::generatingChanged);
     QTest::keyClick(window_, Qt::Key_Return);
-    QTRY_VERIFY(app_->messages()->generating());
+    // stories260K may finish within the key press's event processing: look for the change, not the state.
+    QTRY_VERIFY(generating.count() >= 1);
     QCOMPARE(input->property("text").toString(), QString());  // the composer cleared on send
     QTRY_VERIFY_WITH_TIMEOUT(!app_->messages()->generating(), 60000);
     QCOMPARE(app_->messages()->rowCount(), 2);
@@ -132,9 +137,12 @@ void UiTest::sideBySideToThreeSessions() {
     input->forceActiveFocus();
     QTRY_VERIFY(input->hasActiveFocus());
     typeText(window_, "The little bird");
+    int mostAtOnce = 0;
+    QObject scope;
+    connect(app_->hub(), &GenerationHub::replyStarted, &scope, [&] { mostAtOnce = std::max(mostAtOnce, app_->hub()->activeCount()); });
     QTest::keyClick(window_, Qt::Key_Return);
-    QTRY_VERIFY(cmp->generating());
-    QCOMPARE(app_->hub()->activeCount(), 3);  // all three at once through the one engine
+    QTRY_VERIFY(mostAtOnce > 0);
+    QCOMPARE(mostAtOnce, 3);  // all three at once through the one engine
     QTRY_VERIFY_WITH_TIMEOUT(!cmp->generating(), 90000);
     for (int i = 0; i < 3; ++i) {
         const QList<MessageRecord> path = app_->store()->activePath(cmp->conversationAt(i));
@@ -158,7 +166,8 @@ void UiTest::monitorMovesWhileGenerating() {
     const qint64 c = app_->chat()->newConversation();
     setGreedy(c, 200);
     bool sawBusy = false;
-    connect(mon, &MonitorModel::updated, this, [&] {
+    QObject scope;  // ends the connection with this function, even when a check fails
+    connect(mon, &MonitorModel::updated, &scope, [&] {
         if (mon->running() > 0 && mon->blocksUsed() > 0 && mon->sequences()->rowCount() > 0) sawBusy = true;
     });
     app_->chat()->send(c, "Once upon a time, in a big forest");
@@ -169,7 +178,6 @@ void UiTest::monitorMovesWhileGenerating() {
     // Either a snapshot caught the sequence running, or its prompt blocks are now in the prefix cache.
     QVERIFY2(sawBusy || mon->blocksCached() > 0, "no stats snapshot showed the sequence or its blocks");
     app_->engine()->setStatsInterval(500);
-    disconnect(mon, nullptr, this, nullptr);
 }
 
 QTEST_MAIN(UiTest)

@@ -76,14 +76,18 @@ Rectangle {
             model: sidebar.app.conversations
             boundsBehavior: Flickable.StopAtBounds
             ScrollBar.vertical: ScrollBar { policy: ScrollBar.AsNeeded }
-            header: Text {
-                visible: list.count > 0
-                height: visible ? implicitHeight + Theme.s : 0
-                leftPadding: Theme.s
-                text: search.text.length ? qsTr("Titles") : qsTr("Recent")
-                color: Theme.textFaint
-                font.pixelSize: Theme.fontSmall
-                font.weight: Font.DemiBold
+            header: Item {
+                width: list.width
+                height: list.count > 0 ? Theme.fontSmall + 2 * Theme.s : 0
+                Text {
+                    visible: list.count > 0
+                    anchors.verticalCenter: parent.verticalCenter
+                    leftPadding: Theme.s
+                    text: search.text.length ? qsTr("Titles") : qsTr("Recent")
+                    color: Theme.textFaint
+                    font.pixelSize: Theme.fontSmall
+                    font.weight: Font.DemiBold
+                }
             }
             delegate: ConversationRow {
                 width: ListView.view.width

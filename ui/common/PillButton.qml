@@ -1,5 +1,6 @@
 import QtQuick
 import QtQuick.Controls
+import QtQuick.Layouts
 import Folio.Ui
 
 // A text button: `primary` is the accent-filled call to action, otherwise an outlined one.
@@ -18,20 +19,21 @@ Button {
     icon.height: 16
     icon.color: contentColor
     readonly property color contentColor: primary ? Theme.accentText : destructive ? Theme.danger : Theme.text
-    contentItem: Row {
+    contentItem: RowLayout {
         spacing: Theme.s
         Icon {
             visible: control.iconName.length > 0
             glyph: control.iconName.length ? control.iconName : "plus"
             size: 16
             color: control.contentColor
-            anchors.verticalCenter: parent.verticalCenter
         }
         Text {
+            Layout.fillWidth: true
             text: control.text
             font: control.font
             color: control.contentColor
-            anchors.verticalCenter: parent.verticalCenter
+            elide: Text.ElideRight
+            horizontalAlignment: control.iconName.length ? Text.AlignLeft : Text.AlignHCenter
         }
     }
     background: Rectangle {

@@ -127,7 +127,7 @@ Card {
                 Layout.fillWidth: true
                 objectName: "columnStats"
                 text: column.blocks > 0
-                      ? qsTr("%1 KV blocks · %2 shared · %3 tok/s").arg(column.blocks).arg(column.sharedBlocks).arg(column.decodeTokS.toFixed(1))
+                      ? qsTr("%1 KV blocks (%2 shared) · %3 tok/s").arg(column.blocks).arg(column.sharedBlocks).arg(column.decodeTokS.toFixed(0))
                       : column.generating ? qsTr("queued…") : qsTr("idle")
                 color: Theme.textMuted
                 font.pixelSize: Theme.fontSmall

@@ -37,19 +37,18 @@ Card {
         RowLayout {
             Layout.fillWidth: true
             spacing: Theme.l
-            Repeater {
-                model: [
-                    { label: qsTr("used"), value: card.monitor.blocksUsed, color: Theme.plotKv, alpha: 1 },
-                    { label: qsTr("cached"), value: card.monitor.blocksCached, color: Theme.plotKv, alpha: 0.4 },
-                    { label: qsTr("free"), value: card.monitor.blocksFree, color: Theme.surfaceAlt, alpha: 1 }
-                ]
-                delegate: RowLayout {
-                    required property var modelData
-                    spacing: Theme.xs
-                    Rectangle { width: 10; height: 10; radius: 3; color: modelData.color; opacity: modelData.alpha; border.color: Theme.border }
-                    Text { text: modelData.value + " " + modelData.label; color: Theme.textMuted; font.pixelSize: Theme.fontSmall }
-                }
+            component Legend: Row {
+                required property string label
+                required property real value
+                required property color swatch
+                property real alpha: 1
+                spacing: Theme.xs + 2
+                Rectangle { width: 10; height: 10; radius: 3; anchors.verticalCenter: parent.verticalCenter; color: parent.swatch; opacity: parent.alpha; border.color: Theme.border }
+                Text { text: parent.value + " " + parent.label; color: Theme.textMuted; font.pixelSize: Theme.fontSmall }
             }
+            Legend { label: qsTr("used"); value: card.monitor.blocksUsed; swatch: Theme.plotKv }
+            Legend { label: qsTr("cached"); value: card.monitor.blocksCached; swatch: Theme.plotKv; alpha: 0.4 }
+            Legend { label: qsTr("free"); value: card.monitor.blocksFree; swatch: Theme.surfaceAlt }
             Item { Layout.fillWidth: true }
             Text {
                 text: qsTr("fragmentation %1% · prefix hits %2%").arg((card.monitor.fragmentation * 100).toFixed(1)).arg((card.monitor.prefixHitRate * 100).toFixed(0))

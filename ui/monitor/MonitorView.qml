@@ -49,9 +49,9 @@ Item {
                     objectName: "memoryCard"
                     Layout.fillWidth: true
                     caption: view.mon.memoryLabel
-                    value: view.mon.memoryUsedGiB.toFixed(2)
-                    unit: view.mon.memoryTotalGiB > 0 ? qsTr("of %1 GiB").arg(view.mon.memoryTotalGiB.toFixed(1)) : qsTr("GiB")
-                    note: qsTr("weights %1 GiB · KV %2 GiB").arg(view.mon.weightsGiB.toFixed(2)).arg(view.mon.kvGiB.toFixed(2))
+                    value: view.mon.formatBytes(view.mon.memoryUsedBytes)
+                    unit: view.mon.memoryTotalBytes > 0 ? qsTr("of %1").arg(view.mon.formatBytes(view.mon.memoryTotalBytes)) : ""
+                    note: qsTr("weights %1 · KV %2").arg(view.mon.formatBytes(view.mon.weightsBytes)).arg(view.mon.formatBytes(view.mon.kvBytes))
                 }
                 StatCard {
                     objectName: "decodeCard"
@@ -78,11 +78,11 @@ Item {
 
                 KvPoolBar { Layout.columnSpan: 4; Layout.fillWidth: true; monitor: view.mon }
 
-                PlotCard { Layout.columnSpan: 2; Layout.fillWidth: true; Layout.preferredHeight: 180; caption: qsTr("Decode tokens/s"); series: view.mon.decodeSeries; lineColor: Theme.plotDecode; unit: "tok/s" }
-                PlotCard { Layout.columnSpan: 2; Layout.fillWidth: true; Layout.preferredHeight: 180; caption: qsTr("Prefill tokens/s"); series: view.mon.prefillSeries; lineColor: Theme.plotPrefill; unit: "tok/s"; decimals: 0 }
-                PlotCard { Layout.columnSpan: 2; Layout.fillWidth: true; Layout.preferredHeight: 180; caption: qsTr("KV blocks in use"); series: view.mon.kvSeries; lineColor: Theme.plotKv; decimals: 0 }
-                PlotCard { Layout.columnSpan: 1; Layout.fillWidth: true; Layout.preferredHeight: 180; caption: qsTr("Batch size"); series: view.mon.batchSeries; lineColor: Theme.plotBatch; decimals: 0 }
-                PlotCard { Layout.columnSpan: 1; Layout.fillWidth: true; Layout.preferredHeight: 180; caption: view.mon.memoryLabel; series: view.mon.memorySeries; lineColor: Theme.plotMemory; unit: "GiB"; decimals: 2 }
+                PlotCard { Layout.columnSpan: 2; Layout.fillWidth: true; Layout.preferredHeight: 150; caption: qsTr("Decode tokens/s"); series: view.mon.decodeSeries; lineColor: Theme.plotDecode; unit: "tok/s" }
+                PlotCard { Layout.columnSpan: 2; Layout.fillWidth: true; Layout.preferredHeight: 150; caption: qsTr("Prefill tokens/s"); series: view.mon.prefillSeries; lineColor: Theme.plotPrefill; unit: "tok/s"; decimals: 0 }
+                PlotCard { Layout.columnSpan: 2; Layout.fillWidth: true; Layout.preferredHeight: 150; caption: qsTr("KV blocks in use"); series: view.mon.kvSeries; lineColor: Theme.plotKv; decimals: 0 }
+                PlotCard { Layout.columnSpan: 1; Layout.fillWidth: true; Layout.preferredHeight: 150; caption: qsTr("Batch size"); series: view.mon.batchSeries; lineColor: Theme.plotBatch; decimals: 0 }
+                PlotCard { Layout.columnSpan: 1; Layout.fillWidth: true; Layout.preferredHeight: 150; caption: view.mon.memoryLabel; series: view.mon.memorySeries; lineColor: Theme.plotMemory; unit: "GiB"; decimals: 2 }
 
                 SequenceTable { Layout.columnSpan: 3; Layout.fillWidth: true; Layout.preferredHeight: 220; sequences: view.mon.sequences }
                 LogList { Layout.columnSpan: 1; Layout.fillWidth: true; Layout.preferredHeight: 220; log: view.app.log }

@@ -37,7 +37,7 @@ Card {
             model: card.sequences
             delegate: RowLayout {
                 required property string title
-                required property string state
+                required property string phase
                 required property int promptTokens
                 required property int generatedTokens
                 required property int blocks
@@ -47,7 +47,7 @@ Card {
                 width: ListView.view.width
                 height: 28
                 Text { Layout.fillWidth: true; text: title; elide: Text.ElideRight; color: Theme.text; font.pixelSize: Theme.fontSmall + 1 }
-                Text { Layout.preferredWidth: card.widths[1]; horizontalAlignment: Text.AlignRight; text: state; color: state === "decoding" ? Theme.accent : Theme.textMuted; font.pixelSize: Theme.fontSmall + 1 }
+                Text { Layout.preferredWidth: card.widths[1]; horizontalAlignment: Text.AlignRight; text: phase; color: phase === "decoding" ? Theme.accent : Theme.textMuted; font.pixelSize: Theme.fontSmall + 1 }
                 Text { Layout.preferredWidth: card.widths[2]; horizontalAlignment: Text.AlignRight; text: promptTokens; color: Theme.text; font.pixelSize: Theme.fontSmall + 1 }
                 Text { Layout.preferredWidth: card.widths[3]; horizontalAlignment: Text.AlignRight; text: generatedTokens; color: Theme.text; font.pixelSize: Theme.fontSmall + 1 }
                 Text { Layout.preferredWidth: card.widths[4]; horizontalAlignment: Text.AlignRight; text: blocks + (sharedBlocks > 0 ? qsTr(" (%1 shared)").arg(sharedBlocks) : ""); color: Theme.text; font.pixelSize: Theme.fontSmall + 1 }

@@ -20,6 +20,13 @@ void MonitorModel::apply(const StatsSnapshot& s) {
     emit updated();
 }
 
+QString MonitorModel::formatBytes(double bytes) {
+    const double mib = bytes / double(1 << 20);
+    if (mib < 1) return QStringLiteral("%1 KiB").arg(bytes / 1024.0, 0, 'f', 0);
+    if (mib < 1024) return QStringLiteral("%1 MiB").arg(mib, 0, 'f', 0);
+    return QStringLiteral("%1 GiB").arg(mib / 1024.0, 0, 'f', 2);
+}
+
 void MonitorModel::reset() {
     s_ = {};
     updates_ = 0;

@@ -18,6 +18,10 @@ class MonitorModel : public QObject {
     Q_PROPERTY(bool gpu READ gpu NOTIFY updated)
     Q_PROPERTY(QString memoryLabel READ memoryLabel NOTIFY updated)
     Q_PROPERTY(double memoryUsedGiB READ memoryUsedGiB NOTIFY updated)
+    Q_PROPERTY(double memoryUsedBytes READ memoryUsedBytes NOTIFY updated)
+    Q_PROPERTY(double memoryTotalBytes READ memoryTotalBytes NOTIFY updated)
+    Q_PROPERTY(double weightsBytes READ weightsBytes NOTIFY updated)
+    Q_PROPERTY(double kvBytes READ kvBytes NOTIFY updated)
     Q_PROPERTY(double memoryTotalGiB READ memoryTotalGiB NOTIFY updated)
     Q_PROPERTY(double weightsGiB READ weightsGiB NOTIFY updated)
     Q_PROPERTY(double kvGiB READ kvGiB NOTIFY updated)
@@ -52,6 +56,8 @@ public:
 
     explicit MonitorModel(std::function<QString(qint64)> titleOf, QObject* parent = nullptr);
     void apply(const StatsSnapshot& s);
+    // "812 MiB", "3.42 GiB": sizes for the cards.
+    Q_INVOKABLE static QString formatBytes(double bytes);
     void reset();
     const StatsSnapshot& snapshot() const { return s_; }
 
@@ -59,6 +65,10 @@ public:
     bool gpu() const { return s_.backend == QLatin1String("cuda"); }
     QString memoryLabel() const { return gpu() ? tr("VRAM") : tr("Process memory"); }
     double memoryUsedGiB() const { return double(s_.memoryUsed) / (1 << 30); }
+    double memoryUsedBytes() const { return double(s_.memoryUsed); }
+    double memoryTotalBytes() const { return double(s_.memoryTotal); }
+    double weightsBytes() const { return double(s_.weightsBytes); }
+    double kvBytes() const { return double(s_.kvBytes); }
     double memoryTotalGiB() const { return double(s_.memoryTotal) / (1 << 30); }
     double weightsGiB() const { return double(s_.weightsBytes) / (1 << 30); }
     double kvGiB() const { return double(s_.kvBytes) / (1 << 30); }

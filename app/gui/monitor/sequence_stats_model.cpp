@@ -14,7 +14,7 @@ qint64 SequenceStatsModel::conversationOfTag(const QString& tag) {
 int SequenceStatsModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(rows_.size()); }
 
 QHash<int, QByteArray> SequenceStatsModel::roleNames() const {
-    return {{TagRole, "tag"}, {TitleRole, "title"}, {StateRole, "state"}, {PromptTokensRole, "promptTokens"},
+    return {{TagRole, "tag"}, {TitleRole, "title"}, {StateRole, "phase"}, {PromptTokensRole, "promptTokens"},
             {GeneratedTokensRole, "generatedTokens"}, {BlocksRole, "blocks"}, {SharedBlocksRole, "sharedBlocks"},
             {PrefillRole, "prefillTokS"}, {DecodeRole, "decodeTokS"}, {ConversationIdRole, "conversationId"}};
 }

@@ -178,7 +178,7 @@ void StoreTest::fullTextSearch() {
     QCOMPARE(hits.size(), 1);
     QCOMPARE(hits[0].conversationId, a);
     QCOMPARE(hits[0].conversationTitle, QString("Rust questions"));
-    QVERIFY2(hits[0].snippet.contains("\x02borrow\x03"), qPrintable(hits[0].snippet));
+    QVERIFY2(hits[0].snippet.contains(QStringLiteral("\x02" "borrow" "\x03")), qPrintable(hits[0].snippet));
     QCOMPARE(store.search("checker").size(), 2);
     QCOMPARE(store.search("creme brulee").size(), 1);  // diacritics folded
     QCOMPARE(store.search("therm").size(), 1);         // prefix of the last word while typing

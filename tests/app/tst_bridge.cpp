@@ -127,6 +127,8 @@ void BridgeTest::tokenOrderMatchesTheEngine() {
     const qint64 r = actions_->send(c, prompt);
     QTRY_VERIFY_WITH_TIMEOUT(!hub_->isGenerating(c), 60000);
     const QString viaBridge = store_->message(r).content;
+    QCOMPARE(store_->message(r).status, MessageStatus::Complete);
+    QVERIFY(!viaBridge.isEmpty());
 
     // The same request straight into an engine of our own, events polled in order.
     std::shared_ptr<const folio::Model> model = folio::load_model(modelPath_.toStdString());

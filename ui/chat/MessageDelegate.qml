@@ -24,6 +24,7 @@ Item {
     readonly property bool isUser: role === "user"
 
     implicitHeight: column.implicitHeight
+    HoverHandler { id: hover }
 
     ColumnLayout {
         id: column
@@ -124,6 +125,9 @@ Item {
             Layout.alignment: msg.isUser ? Qt.AlignRight : Qt.AlignLeft
             // In the narrow side-by-side columns only replies carry actions.
             visible: !msg.editing && msg.status !== "streaming" && !(msg.compact && msg.isUser)
+            // A user message's actions appear on hover, so the conversation reads calmly.
+            opacity: !msg.isUser || hover.hovered ? 1 : 0
+            Behavior on opacity { NumberAnimation { duration: Theme.animation } }
             isUser: msg.isUser
             status: msg.status
             details: msg.details

@@ -2,8 +2,8 @@
 // A chat template (the Jinja `chat_template` of a Hugging Face checkpoint), rendered exactly as Python
 // Jinja2 3.1 renders it inside transformers' apply_chat_template: trim_blocks, lstrip_blocks,
 // loop controls, raise_exception(), strftime_now(), transformers' tojson, lenient undefined values,
-// the template's final newline dropped. No third-party Jinja library; see docs in the report for the
-// supported subset of Jinja2 (all of what chat templates use).
+// the template's final newline dropped. No third-party Jinja library: jinja_subset.md lists what is
+// supported (all of what chat templates use, and more) and the few known differences.
 //
 //   ChatTemplate t = ChatTemplate::parse(source);              // TemplateSyntaxError
 //   std::string prompt = t.render({{"messages", messages},     // TemplateRaisedError,

@@ -49,6 +49,12 @@ void paged_attention(const float* q, float* out, int num_tokens, int context_bef
                      const KvLayout& layout, const float* k_pool, const float* v_pool,
                      const int32_t* block_table, float scale);
 
+// One query row of one head over the first num_keys positions of a sequence (the body of
+// paged_attention): scores in position order, max-subtracted softmax, weighted sum of values.
+// `scores` is scratch.
+void attention_head(const float* q, float* out, int num_keys, int kv_head, const KvLayout& layout, const float* k_pool,
+                    const float* v_pool, const int32_t* block_table, float scale, std::vector<float>& scores);
+
 // Writes K and V rows ([num_tokens, num_kv_heads, head_dim]) of positions context_before.. into the
 // pools through the block table.
 void write_kv(const float* k, const float* v, int num_tokens, int context_before, const KvLayout& layout,

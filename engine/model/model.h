@@ -63,5 +63,7 @@ std::unique_ptr<Model> load_model(const std::string& spec, const LoadOptions& op
 // Tokenizer-only loading (a folder with tokenizer.model, or the file itself).
 std::shared_ptr<const Tokenizer> load_tokenizer(const std::string& path);
 TokenizerConfig load_tokenizer_config(const std::string& model_dir);  // defaults when the file is absent
+// The byte-level fallback for dummy models given no tokenizer (Llama-like layout: ids 3..258 are bytes).
+std::shared_ptr<const Tokenizer> make_byte_tokenizer(int vocab_size);
 
 }  // namespace folio

@@ -1,0 +1,177 @@
+#include "engine/cpu/ops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "engine/core/half.h"
+#include "engine/core/thread_pool.h"
+#include "engine/cpu/kernels.h"
+
+namespace folio::cpu {
+
+void rms_norm(const float* x, const float* w, float* out, int n, int dim, float eps) {
+    for (int i = 0; i < n; ++i) {
+        const float* xi = x + size_t(i) * dim;
+        float ss = 0.0f;
+        for (int d = 0; d < dim; ++d) ss += xi[d] * xi[d];
+        const float inv = 1.0f / std::sqrt(ss / float(dim) + eps);
+        float* oi = out + size_t(i) * dim;
+        for (int d = 0; d < dim; ++d) oi[d] = (xi[d] * inv) * w[d];
+    }
+}
+
+std::vector<float> rope_inv_freq(const ModelConfig& c) {
+    const int half = c.head_dim / 2;
+    std::vector<float> inv(static_cast<size_t>(half));
+    for (int i = 0; i < half; ++i) {
+        // transformers: 1 / base ** (arange(0, dim, 2).float() / dim), in fp32
+        const float exponent = float(2 * i) / float(c.head_dim);
+        inv[size_t(i)] = 1.0f / std::pow(c.rope_theta, exponent);
+    }
+    if (c.rope_scaling) {
+        const RopeScaling& s = *c.rope_scaling;
+        if (s.type == "linear") {
+            for (auto& f : inv) f /= s.factor;
+        } else if (s.type == "llama3") {
+            const float old_ctx = float(s.original_max_position_embeddings);
+            const float low_wavelen = old_ctx / s.low_freq_factor;
+            const float high_wavelen = old_ctx / s.high_freq_factor;
+            constexpr float kPi = 3.14159265358979323846f;
+            for (auto& f : inv) {
+                const float wavelen = 2.0f * kPi / f;
+                if (wavelen < high_wavelen) continue;  // high frequency: unchanged
+                if (wavelen > low_wavelen) {
+                    f = f / s.factor;
+                } else {
+                    const float smooth = (old_ctx / wavelen - s.low_freq_factor) / (s.high_freq_factor - s.low_freq_factor);
+                    f = (1.0f - smooth) * f / s.factor + smooth * f;
+                }
+            }
+        }
+    }
+    return inv;
+}
+
+void rope(float* x, int n, int num_heads, int head_dim, const int32_t* positions, const float* inv_freq) {
+    const int half = head_dim / 2;
+    std::vector<float> cs(static_cast<size_t>(half)), sn(static_cast<size_t>(half));
+    for (int t = 0; t < n; ++t) {
+        for (int j = 0; j < half; ++j) {
+            const float angle = float(positions[t]) * inv_freq[j];
+            cs[size_t(j)] = std::cos(angle);
+            sn[size_t(j)] = std::sin(angle);
+        }
+        for (int h = 0; h < num_heads; ++h) {
+            float* v = x + (size_t(t) * num_heads + size_t(h)) * head_dim;
+            for (int j = 0; j < half; ++j) {
+                const float x1 = v[j], x2 = v[j + half];
+                v[j] = x1 * cs[size_t(j)] - x2 * sn[size_t(j)];
+                v[j + half] = x2 * cs[size_t(j)] + x1 * sn[size_t(j)];
+            }
+        }
+    }
+}
+
+void silu_mul(const float* gate, const float* up, float* out, int64_t n) {
+    for (int64_t i = 0; i < n; ++i) {
+        const float g = gate[i];
+        out[i] = (g / (1.0f + std::exp(-g))) * up[i];
+    }
+}
+
+void row_to_f32(const FloatTensor& t, int64_t row, int64_t cols, float* out) {
+    const size_t off = size_t(row) * size_t(cols);
+    switch (t.dtype) {
+        case DType::F32: {
+            const float* s = static_cast<const float*>(t.data) + off;
+            std::copy(s, s + cols, out);
+            break;
+        }
+        case DType::F16: {
+            const uint16_t* s = static_cast<const uint16_t*>(t.data) + off;
+            for (int64_t i = 0; i < cols; ++i) out[i] = f16_to_f32(s[i]);
+            break;
+        }
+        case DType::BF16: {
+            const uint16_t* s = static_cast<const uint16_t*>(t.data) + off;
+            for (int64_t i = 0; i < cols; ++i) out[i] = bf16_to_f32(s[i]);
+            break;
+        }
+        case DType::I32: break;  // never a float tensor; the loader rejects it
+    }
+}
+
+void linear(const Linear& w, const float* x, int m, float* y, ThreadPool& pool) {
+    const KernelTable& k = kernels();
+    if (w.kind == Linear::Kind::Dense) {
+        // Disjoint row ranges per task: each thread streams its own part of the weights.
+        const int64_t grain = std::max<int64_t>(4, int64_t(w.out) / (int64_t(pool.size()) * 8));
+        pool.parallel_for(w.out, (grain + 3) & ~int64_t(3), [&](int64_t b, int64_t e) {
+            k.dense_rows(w.dense, int(b), int(e), x, m, y);
+        });
+    } else {
+        const int64_t tiles = w.out / 8;
+        const int64_t grain = std::max<int64_t>(8, tiles / (int64_t(pool.size()) * 8));
+        pool.parallel_for(tiles, grain, [&](int64_t b, int64_t e) { k.awq_cols(w.awq, int(b * 8), int(e * 8), x, m, y); });
+    }
+}
+
+void write_kv(const float* k, const float* v, int num_tokens, int context_before, const KvLayout& layout,
+              float* k_pool, float* v_pool, const int32_t* block_table) {
+    const int hd = layout.head_dim;
+    for (int t = 0; t < num_tokens; ++t) {
+        const int pos = context_before + t;
+        const int64_t block = block_table[pos / layout.block_size];
+        const int slot = pos % layout.block_size;
+        for (int h = 0; h < layout.num_kv_heads; ++h) {
+            const int64_t off = layout.offset(block, h, slot);
+            const size_t src = (size_t(t) * layout.num_kv_heads + size_t(h)) * hd;
+            std::copy(k + src, k + src + hd, k_pool + off);
+            std::copy(v + src, v + src + hd, v_pool + off);
+        }
+    }
+}
+
+void attention_head(const float* q, float* out, int num_keys, int kv_head, const KvLayout& layout, const float* k_pool,
+                    const float* v_pool, const int32_t* block_table, float scale, std::vector<float>& scores) {
+    const KernelTable& kt = kernels();
+    const int hd = layout.head_dim, bs = layout.block_size;
+    scores.resize(size_t(num_keys));
+    float mx = -INFINITY;
+    for (int p = 0; p < num_keys; ++p) {
+        const float* kp = k_pool + layout.offset(block_table[p / bs], kv_head, p % bs);
+        const float s = kt.dot(q, kp, hd) * scale;
+        scores[size_t(p)] = s;
+        mx = std::max(mx, s);
+    }
+    float sum = 0.0f;
+    for (int p = 0; p < num_keys; ++p) {
+        const float e = std::exp(scores[size_t(p)] - mx);
+        scores[size_t(p)] = e;
+        sum += e;
+    }
+    std::fill(out, out + hd, 0.0f);
+    for (int p = 0; p < num_keys; ++p) {
+        const float* vp = v_pool + layout.offset(block_table[p / bs], kv_head, p % bs);
+        const float wgt = scores[size_t(p)];
+        for (int d = 0; d < hd; ++d) out[d] += wgt * vp[d];
+    }
+    const float inv = 1.0f / sum;
+    for (int d = 0; d < hd; ++d) out[d] *= inv;
+}
+
+void paged_attention(const float* q, float* out, int num_tokens, int context_before, int num_heads,
+                     const KvLayout& layout, const float* k_pool, const float* v_pool,
+                     const int32_t* block_table, float scale) {
+    const int group = num_heads / layout.num_kv_heads;
+    std::vector<float> scores;
+    for (int t = 0; t < num_tokens; ++t)
+        for (int h = 0; h < num_heads; ++h) {
+            const size_t row = (size_t(t) * num_heads + size_t(h)) * layout.head_dim;
+            attention_head(q + row, out + row, context_before + t + 1, h / group, layout, k_pool, v_pool, block_table, scale,
+                           scores);
+        }
+}
+
+}  // namespace folio::cpu

@@ -1,0 +1,121 @@
+#include "engine/model/model.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "engine/core/error.h"
+#include "engine/model/checkpoint.h"
+#include "engine/model/dummy_model.h"
+#include "engine/model/weights_loader.h"
+
+namespace folio {
+
+namespace fs = std::filesystem;
+
+std::vector<int> Model::stop_token_ids() const {
+    std::vector<int> ids = config.eos_token_ids;
+    ids.insert(ids.end(), generation.eos_token_ids.begin(), generation.eos_token_ids.end());
+    if (tokenizer && tokenizer->eos_id() >= 0) ids.push_back(tokenizer->eos_id());
+    std::sort(ids.begin(), ids.end());
+    ids.erase(std::unique(ids.begin(), ids.end()), ids.end());
+    return ids;
+}
+
+std::string Model::quantization_name() const {
+    if (config.quant.method == QuantConfig::Method::Awq) return "awq-int4-g" + std::to_string(config.quant.group_size);
+    switch (config.torch_dtype) {
+        case DType::F32: return "fp32";
+        case DType::BF16: return "bf16";
+        default: return "fp16";
+    }
+}
+
+namespace {
+
+GenerationDefaults load_generation_defaults(const std::string& dir) {
+    GenerationDefaults g;
+    const fs::path path = fs::path(dir) / "generation_config.json";
+    if (!fs::exists(path)) return g;
+    std::ifstream in(path, std::ios::binary);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(ss.str());
+    } catch (const nlohmann::json::exception& e) {
+        throw Error(path.string() + ": not valid JSON: " + e.what());
+    }
+    if (!j.is_object()) throw Error(path.string() + ": not a JSON object");
+    const auto number = [&](const char* key) -> std::optional<float> {
+        if (!j.contains(key) || j[key].is_null()) return std::nullopt;
+        if (!j[key].is_number()) throw Error(path.string() + ": \"" + key + "\" must be a number");
+        return j[key].get<float>();
+    };
+    if (j.contains("eos_token_id") && !j["eos_token_id"].is_null()) {
+        const auto& e = j["eos_token_id"];
+        if (e.is_number_integer()) g.eos_token_ids.push_back(e.get<int>());
+        else if (e.is_array()) {
+            for (const auto& x : e) {
+                if (!x.is_number_integer()) throw Error(path.string() + ": \"eos_token_id\" must be an integer or a list of integers");
+                g.eos_token_ids.push_back(x.get<int>());
+            }
+        } else {
+            throw Error(path.string() + ": \"eos_token_id\" must be an integer or a list of integers");
+        }
+    }
+    if (j.contains("do_sample") && j["do_sample"].is_boolean()) g.do_sample = j["do_sample"].get<bool>();
+    g.temperature = number("temperature");
+    g.top_p = number("top_p");
+    g.repetition_penalty = number("repetition_penalty");
+    if (auto k = number("top_k")) g.top_k = int(*k);
+    return g;
+}
+
+std::unique_ptr<Model> load_dummy(const std::string& spec, const LoadOptions& options) {
+    auto m = std::make_unique<Model>();
+    m->spec = spec;
+    m->name = spec;
+    m->config = dummy_config(spec.substr(6));
+    if (!options.tokenizer_path.empty()) {
+        m->tokenizer = load_tokenizer(options.tokenizer_path);
+        m->config.vocab_size = m->tokenizer->vocab_size();
+        const fs::path p(options.tokenizer_path);
+        if (fs::is_directory(p)) m->tokenizer_config = load_tokenizer_config(p.string());
+    } else {
+        m->tokenizer = make_byte_tokenizer(m->config.vocab_size);
+    }
+    m->tokenizer_config.model_max_length = m->config.max_position_embeddings;
+    m->weights = dummy_weights(m->config, options.seed, options.progress);
+    return m;
+}
+
+}  // namespace
+
+std::unique_ptr<Model> load_model(const std::string& spec, const LoadOptions& options) {
+    if (spec.rfind("dummy:", 0) == 0) return load_dummy(spec, options);
+    auto m = std::make_unique<Model>();
+    m->spec = spec;
+    m->name = fs::path(spec).filename().string();
+    if (m->name.empty()) m->name = fs::path(spec).parent_path().filename().string();
+    m->config = load_model_config(spec);
+    if (!fs::exists(fs::path(spec) / "tokenizer.model")) {
+        const bool has_json = fs::exists(fs::path(spec) / "tokenizer.json");
+        throw Error("no tokenizer.model in " + spec +
+                    (has_json ? ": this model ships only a tokenizer.json (byte-level BPE, e.g. Llama-3), which Folio does not read yet"
+                              : ": a Llama-family folder needs its sentencepiece tokenizer.model"));
+    }
+    m->tokenizer = load_tokenizer(spec);
+    if (m->tokenizer->vocab_size() > m->config.vocab_size)
+        throw Error(spec + ": tokenizer.model has " + std::to_string(m->tokenizer->vocab_size()) + " tokens but config.json's vocab_size is " +
+                    std::to_string(m->config.vocab_size) + ": the tokenizer does not belong to this model");
+    m->tokenizer_config = load_tokenizer_config(spec);
+    m->generation = load_generation_defaults(spec);
+    Checkpoint checkpoint(spec);
+    m->weights = load_weights(checkpoint, m->config, options.progress);
+    return m;
+}
+
+}  // namespace folio

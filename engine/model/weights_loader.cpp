@@ -1,0 +1,114 @@
+#include "engine/model/weights_loader.h"
+
+#include "engine/core/error.h"
+
+namespace folio {
+
+namespace {
+
+const std::vector<DType> kFloatTypes = {DType::F32, DType::F16, DType::BF16};
+
+FloatTensor float_tensor(const Checkpoint& ck, const std::string& name, const std::vector<int64_t>& shape) {
+    const TensorInfo& t = ck.require(name, kFloatTypes, shape);
+    return FloatTensor{t.dtype, t.shape, t.data};
+}
+
+bool not_converted(const QuantConfig& q, const std::string& module) {
+    for (const auto& m : q.modules_to_not_convert)
+        if (!m.empty() && module.find(m) != std::string::npos) return true;
+    return false;
+}
+
+Linear load_linear(const Checkpoint& ck, const ModelConfig& c, const std::string& module, int in, int out) {
+    Linear l;
+    l.in = in;
+    l.out = out;
+    const bool awq = c.quant.method == QuantConfig::Method::Awq && !not_converted(c.quant, module);
+    if (!awq) {
+        const TensorInfo& w = ck.require(module + ".weight", kFloatTypes, {out, in});
+        l.kind = Linear::Kind::Dense;
+        l.dense = DenseMatrix{w.dtype, out, in, w.data};
+        return l;
+    }
+    const int g = c.quant.group_size;
+    if (in % g != 0)
+        throw Error("AWQ group size " + std::to_string(g) + " does not divide the " + std::to_string(in) + " input features of " +
+                    module + ": the checkpoint's quantization settings are wrong");
+    if (!ck.contains(module + ".qweight") && ck.contains(module + ".weight"))
+        throw Error("tensor '" + module + ".qweight' is missing: config.json says AWQ but the checkpoint holds an "
+                    "unquantized '" + module + ".weight' (list the module in modules_to_not_convert?)");
+    if (out % 8 != 0)
+        throw Error(module + " has " + std::to_string(out) + " output features, not a multiple of 8 as AWQ packing needs");
+    const TensorInfo& qw = ck.require(module + ".qweight", {DType::I32}, {in, out / 8});
+    const TensorInfo& qz = ck.require(module + ".qzeros", {DType::I32}, {in / g, out / 8});
+    const TensorInfo& sc = ck.require(module + ".scales", {DType::F16}, {in / g, out});
+    l.kind = Linear::Kind::Awq;
+    l.awq = AwqMatrix{in, out, g, static_cast<const int32_t*>(qw.data), static_cast<const int32_t*>(qz.data),
+                      static_cast<const uint16_t*>(sc.data)};
+    return l;
+}
+
+}  // namespace
+
+uint64_t linear_bytes(const Linear& l) {
+    if (l.kind == Linear::Kind::Dense) return uint64_t(l.out) * uint64_t(l.in) * dtype_size(l.dense.dtype);
+    const uint64_t groups = uint64_t(l.in / l.awq.group_size);
+    return uint64_t(l.in) * uint64_t(l.out) / 2 + groups * uint64_t(l.out) / 2 + groups * uint64_t(l.out) * 2;
+}
+
+uint64_t weight_bytes_per_token(const ModelWeights& w) {
+    uint64_t bytes = 0;
+    const auto norm = [](const FloatTensor& t) { return uint64_t(t.numel()) * dtype_size(t.dtype); };
+    for (const auto& layer : w.layers) {
+        for (const Linear* l : {&layer.q_proj, &layer.k_proj, &layer.v_proj, &layer.o_proj, &layer.gate_proj,
+                                &layer.up_proj, &layer.down_proj})
+            bytes += linear_bytes(*l);
+        bytes += norm(layer.input_norm) + norm(layer.post_attention_norm);
+    }
+    bytes += norm(w.final_norm) + linear_bytes(w.lm_head);
+    return bytes;
+}
+
+ModelWeights load_weights(const Checkpoint& ck, const ModelConfig& c, const std::function<void(float)>& progress) {
+    ModelWeights w;
+    const int h = c.hidden_size, hd = c.head_dim;
+    w.embed_tokens = float_tensor(ck, "model.embed_tokens.weight", {c.vocab_size, h});
+    for (int i = 0; i < c.num_layers; ++i) {
+        const std::string p = "model.layers." + std::to_string(i) + ".";
+        LayerWeights L;
+        L.input_norm = float_tensor(ck, p + "input_layernorm.weight", {h});
+        L.post_attention_norm = float_tensor(ck, p + "post_attention_layernorm.weight", {h});
+        L.q_proj = load_linear(ck, c, p + "self_attn.q_proj", h, c.num_heads * hd);
+        L.k_proj = load_linear(ck, c, p + "self_attn.k_proj", h, c.num_kv_heads * hd);
+        L.v_proj = load_linear(ck, c, p + "self_attn.v_proj", h, c.num_kv_heads * hd);
+        L.o_proj = load_linear(ck, c, p + "self_attn.o_proj", c.num_heads * hd, h);
+        L.gate_proj = load_linear(ck, c, p + "mlp.gate_proj", h, c.intermediate_size);
+        L.up_proj = load_linear(ck, c, p + "mlp.up_proj", h, c.intermediate_size);
+        L.down_proj = load_linear(ck, c, p + "mlp.down_proj", c.intermediate_size, h);
+        w.layers.push_back(std::move(L));
+        if (progress) progress(float(i + 1) / float(c.num_layers + 1));
+    }
+    w.final_norm = float_tensor(ck, "model.norm.weight", {h});
+    if (c.tie_word_embeddings || !ck.contains("lm_head.weight")) {
+        if (!c.tie_word_embeddings)
+            throw Error("tensor 'lm_head.weight' is missing from the checkpoint in " + ck.dir() +
+                        " and config.json does not set tie_word_embeddings");
+        // Tied: transformers uses the embedding matrix even when a copy of lm_head is stored.
+        w.lm_head.kind = Linear::Kind::Dense;
+        w.lm_head.in = h;
+        w.lm_head.out = c.vocab_size;
+        w.lm_head.dense = DenseMatrix{w.embed_tokens.dtype, c.vocab_size, h, w.embed_tokens.data};
+    } else {
+        const TensorInfo& t = ck.require("lm_head.weight", kFloatTypes, {c.vocab_size, h});
+        w.lm_head.kind = Linear::Kind::Dense;
+        w.lm_head.in = h;
+        w.lm_head.out = c.vocab_size;
+        w.lm_head.dense = DenseMatrix{t.dtype, c.vocab_size, h, t.data};
+    }
+    for (const auto& m : ck.mappings()) w.storage.push_back(m);
+    w.bytes_per_token = weight_bytes_per_token(w);
+    if (progress) progress(1.0f);
+    return w;
+}
+
+}  // namespace folio

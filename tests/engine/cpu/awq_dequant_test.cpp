@@ -1,0 +1,83 @@
+// The AWQ path against the same weights dequantized by the fixture's independent packer: the
+// dequantized values agree exactly, and every logit of every position agrees to fp32 rounding.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "engine/backend/backend.h"
+#include "engine/cpu/cpu_backend.h"
+#include "engine/model/awq.h"
+#include "engine/model/safetensors.h"
+#include "tests/engine/cpu/model_fixture.h"
+#include "tests/support/fixtures.h"
+
+namespace folio {
+namespace {
+
+Linear* linear_named(Model& m, const std::string& name) {
+    // name: model.layers.N.(self_attn|mlp).X_proj.weight
+    const int layer = std::stoi(name.substr(13));
+    LayerWeights& L = m.weights.layers[size_t(layer)];
+    for (auto [suffix, lin] : {std::pair{"self_attn.q_proj.weight", &L.q_proj}, {"self_attn.k_proj.weight", &L.k_proj},
+                               {"self_attn.v_proj.weight", &L.v_proj}, {"self_attn.o_proj.weight", &L.o_proj},
+                               {"mlp.gate_proj.weight", &L.gate_proj}, {"mlp.up_proj.weight", &L.up_proj},
+                               {"mlp.down_proj.weight", &L.down_proj}})
+        if (name.size() > std::strlen(suffix) && name.compare(name.size() - std::strlen(suffix), std::string::npos, suffix) == 0) return lin;
+    return nullptr;
+}
+
+std::vector<float> all_logits(Backend& b, const Model& m, const std::vector<int32_t>& tokens) {
+    KvLayout layout{m.config.num_layers, m.config.num_kv_heads, m.config.head_dim, 16, 8};
+    b.allocate_kv(layout);
+    std::vector<float> out;
+    std::vector<float> logits;
+    for (size_t i = 0; i < tokens.size(); ++i) {  // one position at a time: logits of every position
+        ForwardBatch batch;
+        batch.tokens = {tokens[i]};
+        batch.block_tables = {0, 1, 2, 3, 4, 5, 6, 7};
+        batch.seqs.push_back(SeqSlice{0, 0, 1, int(i), 0, int(i) / 16 + 1, true});
+        b.forward(batch, logits);
+        out.insert(out.end(), logits.begin(), logits.end());
+    }
+    return out;
+}
+
+TEST(AwqPath, MatchesDequantizedCheckpoint) {
+    const std::string dir = test::fixture_path("models/tiny-awq");
+    auto awq = test::load_weights_only(dir);
+    auto dense = test::load_weights_only(dir);
+    SafetensorsFile deq(dir + "/dequantized.safetensors");
+    int replaced = 0;
+    for (const auto& [name, info] : deq.tensors()) {
+        Linear* lin = linear_named(*dense, name);
+        ASSERT_NE(lin, nullptr) << name;
+        ASSERT_EQ(lin->kind, Linear::Kind::Awq);
+        ASSERT_EQ(info.dtype, DType::F32);
+        ASSERT_EQ(info.shape, (std::vector<int64_t>{lin->out, lin->in}));
+        // The packed values dequantize to exactly the reference numbers.
+        const float* ref = static_cast<const float*>(info.data);
+        for (int o = 0; o < lin->out; o += 7)
+            for (int i = 0; i < lin->in; i += 3) ASSERT_EQ(awq_weight(lin->awq, i, o), ref[size_t(o) * lin->in + i]) << name;
+        lin->kind = Linear::Kind::Dense;
+        lin->dense = DenseMatrix{DType::F32, lin->out, lin->in, info.data};
+        ++replaced;
+    }
+    EXPECT_EQ(replaced, 7 * awq->config.num_layers);
+
+    auto b_awq = make_cpu_backend(*awq, {});
+    auto b_dense = make_cpu_backend(*dense, {});
+    const std::vector<int32_t> tokens = {1, 15043, 23072, 10235, 13833, 22578, 14027, 14027, 346, 4942, 21405, 29871, 13,
+                                         450, 4996, 17354, 1701, 29916, 432, 17204};
+    const auto a = all_logits(*b_awq, *awq, tokens);
+    const auto d = all_logits(*b_dense, *dense, tokens);
+    ASSERT_EQ(a.size(), d.size());
+    double max_err = 0, max_abs = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+        max_err = std::max(max_err, double(std::fabs(a[i] - d[i])));
+        max_abs = std::max(max_abs, double(std::fabs(d[i])));
+    }
+    EXPECT_LT(max_err, 1e-4 * std::max(1.0, max_abs)) << "max |awq - dequantized| logit difference " << max_err;
+}
+
+}  // namespace
+}  // namespace folio

@@ -1,0 +1,22 @@
+#pragma once
+// Loads a fixture model's config and weights without a tokenizer (the CPU tests feed token ids).
+#include <memory>
+#include <string>
+
+#include "engine/model/checkpoint.h"
+#include "engine/model/model.h"
+#include "engine/model/weights_loader.h"
+
+namespace folio::test {
+
+inline std::unique_ptr<Model> load_weights_only(const std::string& dir) {
+    auto m = std::make_unique<Model>();
+    m->spec = dir;
+    m->name = dir;
+    m->config = load_model_config(dir);
+    Checkpoint ck(dir);
+    m->weights = load_weights(ck, m->config);
+    return m;
+}
+
+}  // namespace folio::test

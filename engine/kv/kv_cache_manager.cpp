@@ -215,7 +215,7 @@ KvSequenceInfo KvCacheManager::info(SeqId seq) const {
     out.blocks = int(it->second.blocks.size());
     out.tokens = it->second.num_tokens;
     for (BlockId b : it->second.blocks)
-        if (pool_.ref_count(b) > 1 || pool_.entry(b) != kRootEntry) ++out.shared_blocks;
+        if (pool_.ref_count(b) > 1) ++out.shared_blocks;
     return out;
 }
 

@@ -58,7 +58,7 @@ struct KvCounters {
 
 struct KvSequenceInfo {
     int blocks = 0;
-    int shared_blocks = 0;  // also held by another sequence or registered in the prefix cache
+    int shared_blocks = 0;  // also held by another sequence (one physical copy serves both)
     int tokens = 0;
 };
 

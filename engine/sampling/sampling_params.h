@@ -28,4 +28,11 @@ struct StopConditions {
     bool ignore_eos = false;             // benchmarks: always generate max_tokens
 };
 
+// Throw folio::Error naming the first setting out of range, for a request to be refused at submit
+// (the sampler itself never fails on them, but their results would mean nothing):
+// temperature finite >= 0; top_k >= 0; top_p and min_p in [0, 1]; repetition_penalty finite > 0;
+// presence/frequency penalties in [-2, 2]; max_tokens >= 1; no empty stop string.
+void validate(const SamplingParams& params);
+void validate(const StopConditions& stop);
+
 }  // namespace folio

@@ -85,10 +85,13 @@ struct Engine::Impl {
                 core.fail_all(std::string("internal engine error: ") + e.what());
                 out = core.step();
             }
-            publish(std::move(out));
+            // Stats first: whoever has seen an event then sees stats at least as new as its step.
             EngineStats snapshot = core.stats();
-            std::lock_guard lock(stats_mutex);
-            stats = std::move(snapshot);
+            {
+                std::lock_guard lock(stats_mutex);
+                stats = std::move(snapshot);
+            }
+            publish(std::move(out));
         }
     }
 };

@@ -47,6 +47,7 @@ public:
     // on as queued signals). Set it before submitting; events then do not go to the poll queue.
     void set_event_callback(std::function<void(const Event&)> callback);
 
+    // A snapshot taken after the latest step; it already counts every event delivered so far.
     EngineStats stats() const;
     const Model& model() const;
 

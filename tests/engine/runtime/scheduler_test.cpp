@@ -383,12 +383,16 @@ TEST(Scheduler, PropertyRandomWorkloadsKeepInvariantsFinishEverythingExactly) {
         std::printf("requests %lld, steps %lld, preemptions %lld\n", (long long)checked, (long long)h.steps, (long long)h.preempted_total);
         EXPECT_GT(checked, 500);
         EXPECT_GT(h.preempted_total, 5);
-        for (const auto& [p, w] : longest_wait) EXPECT_LT(w, 1000) << "priority " << p << " starved";
+        for (const auto& [p, w] : longest_wait) {
+            EXPECT_LT(w, 1000) << "priority " << p << " starved";
+        }
         EXPECT_LT(longest_wait[1], 400) << "the top priority waited too long";
         const KvCounters k = h.sched.kv().counters();
         EXPECT_EQ(k.blocks_used, 0);
         EXPECT_EQ(k.blocks_free + k.blocks_cached, 48);
-        if (caching) EXPECT_GT(k.prefix_hit_tokens, 0);
+        if (caching) {
+            EXPECT_GT(k.prefix_hit_tokens, 0);
+        }
     }
 }
 

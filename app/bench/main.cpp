@@ -1,5 +1,6 @@
 // folio-bench: throughput and latency of the engine (continuous vs static batching, prefix caching,
 // KV pool use), and the engine-core speed suite (decode at 1/4/16 streams, prefill, bandwidth).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <exception>
@@ -101,6 +102,7 @@ int run(int argc, char** argv) {
     engine.static_batch_size = args.get_int("static-batch-size", 16);
     const int concurrency = args.get_int("concurrency", 0);
     if (concurrency < 0) throw Error("--concurrency must be positive");
+    if (concurrency > 0) engine.static_batch_size = std::min(engine.static_batch_size, concurrency);
     const double rate = args.get_double("rate", 0);
     if (rate < 0 || std::isnan(rate)) throw Error("--rate must be a positive number of requests per second");
 

@@ -37,7 +37,13 @@ RunResult run_workload(EngineCore& core, const Workload& workload, int concurren
             core.set_input_closed(true);  // static batching may start a smaller last batch
             closed = true;
         }
-        const bool can_step = core.has_pending_events() || (core.has_unfinished() && !core.stalled());
+        bool can_step = core.has_pending_events() || (core.has_unfinished() && !core.stalled());
+        if (!can_step && concurrency > 0 && in_flight >= concurrency && !closed) {
+            // Static batching waits for more requests than the concurrency lets in: let it start.
+            core.set_input_closed(true);
+            closed = true;
+            can_step = true;
+        }
         if (!can_step) {
             // Nothing to run until the next arrival.
             if (next < n) {

@@ -72,7 +72,7 @@ TEST(BenchCli, PromptFileDumpsOneLinePerRequestAndOutputsDoNotDependOnBatching) 
     const std::string base = "--model " + model() + " --prompts " + dir.file("prompts.jsonl") + " --max-tokens 9 --ignore-eos";
     std::vector<std::vector<nlohmann::json>> dumps;
     for (const std::string mode : {"--batching continuous", "--batching static --static-batch-size 2", "--prefix-caching off",
-                                   "--concurrency 1", "--kv-blocks 3"}) {
+                                   "--concurrency 1", "--kv-blocks 3", "--batching static --static-batch-size 8 --concurrency 2"}) {
         const std::string dump = dir.file("out.jsonl");
         const BenchRun r = bench(base + " " + mode + " --json --dump-outputs " + dump, dir);
         ASSERT_EQ(r.status, 0) << mode << ": " << r.err;

@@ -1,5 +1,6 @@
 #include "engine/runtime/prompt_builder.h"
 
+#include <spdlog/spdlog.h>
 #include <string>
 
 #include "engine/core/error.h"
@@ -32,8 +33,9 @@ std::vector<int32_t> build_prompt_ids(const Model& model, const Request& request
     if (!model.tokenizer) throw Error("the model has no tokenizer: give the prompt as token ids");
     if (!request.prompt_text.empty()) return encode_prompt(*model.tokenizer, model.tokenizer_config, request.prompt_text, true);
 #ifdef FOLIO_HAVE_CHAT_PROMPT
-    const std::string rendered = render_chat_prompt(model.config, model.tokenizer_config, request.messages, true);
-    return encode_rendered_chat(*model.tokenizer, model.tokenizer_config, rendered);
+    const ChatPrompt chat = render_chat_prompt(model.config, model.tokenizer_config, model.tokenizer.get(), request.messages, true);
+    for (const std::string& w : chat.warnings) spdlog::warn("chat template: {}", w);
+    return encode_rendered_chat(*model.tokenizer, model.tokenizer_config, chat.text);
 #else
     throw Error("chat messages need the chat template engine, which this build does not include yet; send prompt_text or prompt_ids");
 #endif

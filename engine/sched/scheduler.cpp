@@ -220,6 +220,8 @@ void Scheduler::plan_waiting(SchedulePlan& plan, int running_count, int& budget)
             continue;
         }
         const PrefixHit hit = kv_.find_prefix(s.tokens);
+        // Head of the line waits a step or so rather than computing a prefix twice.
+        if (awaits_shared_prefix(s, hit, plan)) break;
         const int start = int(hit.blocks.size()) * kv_.block_size();
         const int n = std::min(int(s.tokens.size()) - start, budget);
         // Head of the line waits for room rather than being overtaken (no starvation).
@@ -235,6 +237,24 @@ void Scheduler::plan_waiting(SchedulePlan& plan, int running_count, int& budget)
         budget -= n;
         ++running_count;
     }
+}
+
+bool Scheduler::awaits_shared_prefix(const SchedSequence& s, const PrefixHit& hit, const SchedulePlan& plan) const {
+    if (!config_.enable_prefix_caching) return false;
+    const size_t bs = size_t(kv_.block_size());
+    const size_t next = hit.blocks.size();  // the first full block the cache cannot serve
+    if (next >= (s.tokens.size() - 1) / bs) return false;
+    const size_t end = (next + 1) * bs;
+    auto computing = [&](SeqId id) {
+        const SchedSequence& p = seqs_.at(id);
+        return size_t(p.num_computed) < end && p.tokens.size() >= end &&
+               std::equal(s.tokens.begin() + ptrdiff_t(next * bs), s.tokens.begin() + ptrdiff_t(end), p.tokens.begin() + ptrdiff_t(next * bs)) &&
+               std::equal(s.tokens.begin(), s.tokens.begin() + ptrdiff_t(next * bs), p.tokens.begin());
+    };
+    // A running sequence (or one admitted earlier in this plan) is computing that very block: it
+    // will be in the cache once that sequence's prefill passes it.
+    return std::any_of(running_.begin(), running_.end(), computing) ||
+           std::any_of(plan.admitted.begin(), plan.admitted.end(), computing);
 }
 
 // ---------------------------------------------------------------- apply

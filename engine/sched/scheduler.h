@@ -10,6 +10,8 @@
 //  2. Decodes of running sequences (1 token each), so streams never stall.
 //  3. Prefill chunks of running sequences, then of waiting ones (priority, then arrival), in
 //     whatever budget is left: a long prompt is prefilled over several steps next to the decodes.
+//     A waiting prompt whose next full block another sequence is computing right now waits until
+//     that block is cached, so prompts sent together with a common prefix compute and hold it once.
 // The oldest sequence can always progress, so nothing deadlocks or starves; a sequence the whole pool
 // cannot hold is handed back as out_of_memory instead of looping.
 //
@@ -83,6 +85,10 @@ private:
     void plan_kv_guarantee(SchedulePlan& plan, std::vector<SeqId>& kept, std::vector<int>& min_need) const;
     void plan_running(SchedulePlan& plan, const std::vector<SeqId>& kept, const std::vector<int>& min_need, int& budget) const;
     void plan_waiting(SchedulePlan& plan, int running_count, int& budget) const;
+    // True when the block after `s`'s prefix hit is being computed by another running (or just
+    // admitted) sequence with the same tokens so far: `s` waits for it to be cached instead of
+    // computing and holding a second copy (N identical prompts sent at once share one).
+    bool awaits_shared_prefix(const SchedSequence& s, const PrefixHit& hit, const SchedulePlan& plan) const;
 
     SchedulerConfig config_;
     KvCacheManager kv_;

@@ -184,6 +184,29 @@ TEST(EngineModel, SharedPromptPrefixesAreHeldOnceAndChangeNothing) {
     EXPECT_EQ(out[ids[1]].end.timings.cached_prompt_tokens, 64);
 }
 
+// Side-by-side prompting: the same prompt sent to three sessions at once is computed and held once.
+TEST(EngineModel, OnePromptSentToSeveralSessionsAtOnceIsHeldOnce) {
+    const auto model = load("stories260K");
+    std::vector<int32_t> prompt{1};
+    for (int i = 0; i < 99; ++i) prompt.push_back(3 + (i * 53) % 500);
+    const Result ref = run_alone(model, greedy(prompt, 12));
+    auto core = make_core(model, {});
+    std::vector<RequestId> ids;
+    for (int i = 0; i < 3; ++i) ids.push_back(core->add(greedy(prompt, 12)));
+    std::map<RequestId, Result> out;
+    absorb(core->step(), out);
+    absorb(core->step(), out);
+    const EngineStats s = core->stats();
+    ASSERT_EQ(s.running, 3);
+    EXPECT_EQ(s.blocks_used, 6 + 3);  // 6 full blocks once, one partial block each
+    EXPECT_EQ(s.prefix_hit_tokens, 2 * 96);
+    for (auto& [id, r] : drain(*core)) {
+        out[id].ids.insert(out[id].ids.end(), r.ids.begin(), r.ids.end());
+        out[id].end = r.end;
+    }
+    for (RequestId id : ids) EXPECT_EQ(out[id].ids, ref.ids) << id;
+}
+
 TEST(EngineModel, APoolTooSmallForAllRequestsGivesTheSameGreedyOutputs) {
     const auto model = load("stories260K");
     std::vector<Request> reqs;

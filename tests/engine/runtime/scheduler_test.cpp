@@ -265,6 +265,55 @@ TEST(Scheduler, CancellationInEveryStateFreesEverythingAtOnce) {
     EXPECT_TRUE(h.sched.schedule().empty());
 }
 
+TEST(Scheduler, PromptsSentTogetherWithACommonPrefixComputeItOnce) {
+    for (const bool caching : {true, false}) {
+        SchedulerConfig c = config(100, /*budget=*/64, 8);
+        c.enable_prefix_caching = caching;
+        Harness h(c);
+        const auto prompt = toks(1, 30);  // 7 full blocks of 4, then 2 tokens
+        for (SeqId id = 1; id <= 3; ++id) h.add(id, prompt, 5);
+        const SchedulePlan first = h.step();
+        if (!caching) {
+            EXPECT_EQ(first.admitted.size(), 3u);
+            h.run_until_idle();
+            continue;
+        }
+        // Only the first computes the prompt; the others join once its blocks are cached.
+        EXPECT_EQ(first.admitted, std::vector<SeqId>{1});
+        const SchedulePlan second = h.step();
+        EXPECT_EQ(second.admitted, (std::vector<SeqId>{2, 3}));
+        ASSERT_EQ(second.chunks.size(), 3u);
+        EXPECT_EQ(second.chunks[1].id, 2u);
+        EXPECT_EQ(second.chunks[1].context_before, 28);  // 7 blocks from the cache
+        EXPECT_EQ(second.chunks[1].num_tokens, 2);
+        EXPECT_EQ(h.sched.kv().pool().num_used(), 8 + 1 + 1);
+        EXPECT_EQ(h.sched.kv().info(3).shared_blocks, 7);
+        h.run_until_idle();
+        for (SeqId id = 1; id <= 3; ++id) EXPECT_EQ(h.outputs[id], h.expected(id)) << id;
+    }
+}
+
+TEST(Scheduler, ALongSharedPromptIsChunkedOnceWhileItsTwinsWait) {
+    Harness h(config(200, /*budget=*/16, 8));
+    const auto prompt = toks(1, 70);
+    h.add(1, prompt, 3);
+    h.add(2, prompt, 3);
+    int steps = 0;
+    SchedulePlan plan;
+    while (plan.admitted != std::vector<SeqId>{2}) {
+        plan = h.step();
+        ASSERT_LT(++steps, 20);
+    }
+    // 70 tokens at 16 per step: 1 prefills in steps 1-5 (block 16 is computed in step 5); 2 waits
+    // for it, then reuses all 17 full blocks in step 6.
+    EXPECT_EQ(steps, 6);
+    EXPECT_EQ(plan.chunks.back().id, 2u);
+    EXPECT_EQ(plan.chunks.back().context_before, 68);
+    h.run_until_idle();
+    EXPECT_EQ(h.outputs[1], h.outputs[2]);
+    EXPECT_EQ(h.outputs[2], h.expected(2));
+}
+
 TEST(Scheduler, StalePlansAreRefused) {
     Scheduler s(config(10));
     s.add(1, toks(0, 3));

@@ -4,6 +4,9 @@
 
 namespace folio {
 
+Backend::Backend() : sampler_(std::make_unique<Sampler>()) {}
+Backend::~Backend() = default;
+
 void Backend::forward_and_sample(const ForwardBatch& batch, const std::vector<SamplingRow>& rows,
                                  std::vector<int32_t>& sampled) {
     forward(batch, scratch_logits_);
@@ -11,8 +14,7 @@ void Backend::forward_and_sample(const ForwardBatch& batch, const std::vector<Sa
     sampled.resize(size_t(n));
     if (n == 0) return;
     const int vocab = int(scratch_logits_.size() / size_t(n));
-    Sampler sampler;
-    for (int i = 0; i < n; ++i) sampled[size_t(i)] = sampler.sample(scratch_logits_.data() + size_t(i) * vocab, vocab, rows[size_t(i)]);
+    for (int i = 0; i < n; ++i) sampled[size_t(i)] = sampler_->sample(scratch_logits_.data() + size_t(i) * vocab, vocab, rows[size_t(i)]);
 }
 
 }  // namespace folio

@@ -16,6 +16,7 @@
 namespace folio {
 
 struct Model;
+class Sampler;
 
 struct MemoryInfo {
     uint64_t device_used = 0;   // bytes in use on the device (GPU) or by the process (CPU: RSS)
@@ -42,7 +43,8 @@ struct SamplingRow {
 
 class Backend {
 public:
-    virtual ~Backend() = default;
+    Backend();
+    virtual ~Backend();
 
     virtual std::string name() const = 0;  // "cpu", "cuda"
     virtual std::string device_name() const = 0;  // "Intel Xeon ... (2 threads)", "NVIDIA GeForce RTX 4090"
@@ -72,6 +74,7 @@ public:
 
 protected:
     std::vector<float> scratch_logits_;
+    std::unique_ptr<Sampler> sampler_;  // host sampling for forward_and_sample; keeps its scratch
 };
 
 enum class BackendKind { Auto, Cpu, Cuda };

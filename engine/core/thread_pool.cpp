@@ -21,7 +21,9 @@ ThreadPool::ThreadPool(int num_threads) {
     if (num_threads <= 0) num_threads = int(std::thread::hardware_concurrency());
     if (num_threads <= 0) num_threads = 1;
     workers_.reserve(size_t(num_threads - 1));
-    for (int i = 1; i < num_threads; ++i) workers_.emplace_back([this] { worker_loop(); });
+    // Workers start from generation 0 whenever they get to run: a pool that dispatches, or is
+    // destroyed, before a worker first runs must not leave that worker waiting for a later generation.
+    for (int i = 1; i < num_threads; ++i) workers_.emplace_back([this] { worker_loop(0); });
 }
 
 ThreadPool::~ThreadPool() {
@@ -65,8 +67,7 @@ void ThreadPool::dispatch(int64_t num_tasks, TaskFn fn, void* ctx) {
     while (tasks_done_.load(std::memory_order_acquire) < num_tasks) FOLIO_PAUSE();
 }
 
-void ThreadPool::worker_loop() {
-    uint64_t seen = generation_.load(std::memory_order_acquire);
+void ThreadPool::worker_loop(uint64_t seen) {
     for (;;) {
         const auto spin_until = std::chrono::steady_clock::now() + kSpinFor;
         int spins = 0;

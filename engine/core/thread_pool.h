@@ -54,7 +54,7 @@ public:
 private:
     using TaskFn = void (*)(void*, int64_t);
     void dispatch(int64_t num_tasks, TaskFn fn, void* ctx);
-    void worker_loop();
+    void worker_loop(uint64_t seen);
     void work_on_current_job();
 
     std::vector<std::thread> workers_;

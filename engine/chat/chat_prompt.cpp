@@ -1,0 +1,119 @@
+#include "engine/chat/chat_prompt.h"
+
+#include <algorithm>
+
+#include "engine/chat/builtin_templates.h"
+#include "engine/tokenizer/tokenizer.h"
+
+namespace folio {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+bool has_token(const ChatFamilyFacts& f, std::initializer_list<const char*> tokens) {
+    for (const char* t : tokens) {
+        if (f.eos_token == t) return true;
+        if (std::find(f.special_tokens.begin(), f.special_tokens.end(), t) != f.special_tokens.end()) return true;
+    }
+    return false;
+}
+
+std::string describe(const ChatFamilyFacts& f) {
+    std::string s = "model_type " + (f.model_type.empty() ? std::string("unknown") : "\"" + f.model_type + "\"");
+    s += ", " + (f.vocab_size > 0 ? std::to_string(f.vocab_size) : std::string("unknown")) + " tokens";
+    s += ", eos " + (f.eos_token.empty() ? std::string("unknown") : f.eos_token);
+    return s;
+}
+
+json context_for(const ChatPromptSource& source, const json& messages, bool add_generation_prompt) {
+    json ctx = json::object();
+    ctx["messages"] = messages;
+    ctx["add_generation_prompt"] = add_generation_prompt;
+    ctx["tools"] = nullptr;
+    if (source.bos_token) ctx["bos_token"] = *source.bos_token;
+    if (source.eos_token) ctx["eos_token"] = *source.eos_token;
+    return ctx;
+}
+
+ChatPrompt render_builtin(const BuiltinChoice& choice, const ChatPromptSource& source, const json& messages,
+                          bool add_generation_prompt, const ChatTemplateOptions& options, ChatPrompt prompt) {
+    const BuiltinChatTemplate* builtin = find_builtin_chat_template(choice.name);
+    if (!builtin) throw Error("no built-in chat template named '" + choice.name + "'");
+    const ChatTemplate t = ChatTemplate::parse(std::string(builtin->source));
+    prompt.text = t.render(context_for(source, messages, add_generation_prompt), options);
+    prompt.template_name = choice.name;
+    return prompt;
+}
+
+}  // namespace
+
+BuiltinChoice choose_builtin_template(const ChatFamilyFacts& f) {
+    if (has_token(f, {"<|start_header_id|>", "<|eot_id|>"}))
+        return {"llama3", "the vocabulary has Llama-3 header tokens (<|start_header_id|>/<|eot_id|>)"};
+    if (has_token(f, {"<|im_start|>", "<|im_end|>"})) return {"chatml", "the vocabulary has ChatML tokens (<|im_start|>)"};
+    if (has_token(f, {"<|user|>", "<|assistant|>"})) return {"zephyr", "the vocabulary has <|user|>/<|assistant|> tokens"};
+    if (f.model_type == "mistral") return {"mistral", "model_type is \"mistral\""};
+    if (has_token(f, {"[INST]"})) return {"mistral", "the vocabulary has an [INST] token"};
+    if (f.model_type == "llama" && f.vocab_size == 32000 && f.eos_token == "</s>")
+        return {"llama2", "a Llama model with the 32000-token Llama-2 vocabulary and eos </s>"};
+    if (f.eos_token == "</s>")
+        return {"llama2", "no rule matched (" + describe(f) + "); eos </s> suggests the sentencepiece Llama family", false};
+    return {"chatml", "no rule matched (" + describe(f) + ")", false};
+}
+
+ChatPrompt render_chat_prompt(const ChatPromptSource& source, const json& messages, bool add_generation_prompt,
+                              const ChatTemplateOptions& options) {
+    if (!messages.is_array()) throw Error("chat messages must be a JSON array of {\"role\", \"content\"} objects");
+    ChatPrompt prompt;
+    const BuiltinChoice choice = choose_builtin_template(source.facts);
+    if (source.chat_template) {
+        std::string failure;
+        try {
+            const ChatTemplate t = ChatTemplate::parse(*source.chat_template);
+            prompt.text = t.render(context_for(source, messages, add_generation_prompt), options);
+            prompt.template_name = "checkpoint";
+            return prompt;
+        } catch (const TemplateSyntaxError& e) {
+            failure = "cannot be parsed (" + std::string(e.what()) + ")";
+        } catch (const TemplateRenderError& e) {
+            failure = "failed while rendering (" + std::string(e.what()) + ")";
+        }
+        prompt.warnings.push_back("the checkpoint's chat_template " + failure + "; using the built-in '" + choice.name +
+                                  "' template instead (" + choice.reason + ")");
+        return render_builtin(choice, source, messages, add_generation_prompt, options, std::move(prompt));
+    }
+    prompt.warnings.push_back("the checkpoint has no chat_template; using the built-in '" + choice.name + "' template (" +
+                              choice.reason + ")");
+    return render_builtin(choice, source, messages, add_generation_prompt, options, std::move(prompt));
+}
+
+ChatPrompt render_chat_prompt(const ModelConfig& config, const TokenizerConfig& tokenizer_config,
+                              const std::vector<ChatMessage>& messages, bool add_generation_prompt) {
+    return render_chat_prompt(config, tokenizer_config, nullptr, messages, add_generation_prompt);
+}
+
+ChatPrompt render_chat_prompt(const ModelConfig& config, const TokenizerConfig& tokenizer_config,
+                              const Tokenizer* tokenizer, const std::vector<ChatMessage>& messages,
+                              bool add_generation_prompt) {
+    ChatPromptSource source;
+    source.chat_template = tokenizer_config.chat_template;
+    // An empty token stands for "none" in TokenizerConfig; transformers does not pass a missing token.
+    if (!tokenizer_config.bos_token.empty()) source.bos_token = tokenizer_config.bos_token;
+    if (!tokenizer_config.eos_token.empty()) source.eos_token = tokenizer_config.eos_token;
+    source.facts.model_type = config.model_type;
+    source.facts.vocab_size = config.vocab_size;
+    source.facts.eos_token = tokenizer_config.eos_token;
+    if (tokenizer) {
+        for (const char* t : {"<|start_header_id|>", "<|eot_id|>", "<|im_start|>", "<|im_end|>", "<|user|>",
+                              "<|assistant|>", "[INST]"})
+            if (tokenizer->piece_to_id(t) >= 0) source.facts.special_tokens.push_back(t);
+    }
+    json list = json::array();
+    for (const ChatMessage& m : messages) list.push_back(json{{"role", m.role}, {"content", m.content}});
+    ChatTemplateOptions options;
+    options.now = chat_template_local_now();
+    return render_chat_prompt(source, list, add_generation_prompt, options);
+}
+
+}  // namespace folio

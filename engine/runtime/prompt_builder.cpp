@@ -3,16 +3,10 @@
 #include <spdlog/spdlog.h>
 #include <string>
 
+#include "engine/chat/chat_prompt.h"
 #include "engine/core/error.h"
 #include "engine/model/model.h"
 #include "engine/tokenizer/prompt_encoding.h"
-
-// The chat template engine is built on another branch; until it is in the tree, chat messages are
-// refused with a clear error instead of failing the build.
-#if __has_include("engine/chat/chat_prompt.h")
-#include "engine/chat/chat_prompt.h"
-#define FOLIO_HAVE_CHAT_PROMPT 1
-#endif
 
 namespace folio {
 
@@ -32,13 +26,9 @@ std::vector<int32_t> build_prompt_ids(const Model& model, const Request& request
     }
     if (!model.tokenizer) throw Error("the model has no tokenizer: give the prompt as token ids");
     if (!request.prompt_text.empty()) return encode_prompt(*model.tokenizer, model.tokenizer_config, request.prompt_text, true);
-#ifdef FOLIO_HAVE_CHAT_PROMPT
     const ChatPrompt chat = render_chat_prompt(model.config, model.tokenizer_config, model.tokenizer.get(), request.messages, true);
     for (const std::string& w : chat.warnings) spdlog::warn("chat template: {}", w);
     return encode_rendered_chat(*model.tokenizer, model.tokenizer_config, chat.text);
-#else
-    throw Error("chat messages need the chat template engine, which this build does not include yet; send prompt_text or prompt_ids");
-#endif
 }
 
 }  // namespace folio

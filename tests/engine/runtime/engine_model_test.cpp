@@ -134,8 +134,7 @@ TEST(EngineModel, RawTextPromptMatchesTheReferenceGreedyOutput) {
 }
 
 // Chat messages go through the model's chat template (stories260K has none: the built-in Llama-2
-// format is chosen) and its encoding; until the template engine is part of the build they are refused
-// with a clear message instead.
+// format is chosen) and its encoding.
 TEST(EngineModel, ChatMessagesAreRenderedWithTheChatTemplate) {
     const auto model = load("stories260K");
     Request r;
@@ -145,7 +144,6 @@ TEST(EngineModel, ChatMessagesAreRenderedWithTheChatTemplate) {
     auto core = make_core(model, {});
     const RequestId id = core->add(r);
     auto out = drain(*core);
-#if __has_include("engine/chat/chat_prompt.h")
     ASSERT_EQ(out[id].end.kind, Event::Kind::Finished) << out[id].end.message;
     const auto& ids = out[id].end.prompt_ids;
     const std::string text = model->tokenizer->decode(std::vector<int>(ids.begin(), ids.end()));
@@ -153,10 +151,6 @@ TEST(EngineModel, ChatMessagesAreRenderedWithTheChatTemplate) {
     EXPECT_NE(text.find("[INST]"), std::string::npos) << text;
     EXPECT_NE(text.find("Tell me a story"), std::string::npos) << text;
     EXPECT_EQ(out[id].ids.size(), 4u);
-#else
-    EXPECT_EQ(out[id].end.kind, Event::Kind::Error);
-    EXPECT_NE(out[id].end.message.find("chat template engine"), std::string::npos) << out[id].end.message;
-#endif
 }
 
 TEST(EngineModel, SharedPromptPrefixesAreHeldOnceAndChangeNothing) {

@@ -78,6 +78,15 @@ nlohmann::json summarize(const RunResult& run, const RunInfo& info) {
     return j;
 }
 
+namespace {
+std::string rate_text(double rate) {
+    if (!(rate > 0)) return "all at once";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.2f/s (Poisson)", rate);
+    return buf;
+}
+}  // namespace
+
 std::string format_table(const nlohmann::json& j) {
     char buf[4096];
     std::string out;
@@ -91,7 +100,7 @@ std::string format_table(const nlohmann::json& j) {
     line("  batching            %s, prefix caching %s, concurrency %s, rate %s\n", j["batching"].get<std::string>().c_str(),
          j["prefix_caching"].get<bool>() ? "on" : "off",
          j["concurrency"].get<int>() > 0 ? std::to_string(j["concurrency"].get<int>()).c_str() : "unlimited",
-         j["rate"].get<double>() > 0 ? (std::to_string(j["rate"].get<double>()) + "/s").c_str() : "all at once");
+         rate_text(j["rate"].get<double>()).c_str());
     line("  requests            %lld (%lld completed, %lld errors)\n", (long long)j["requests"].get<int64_t>(),
          (long long)j["completed"].get<int64_t>(), (long long)j["errors"].get<int64_t>());
     line("  tokens              %lld in, %lld out\n", (long long)j["input_tokens"].get<int64_t>(), (long long)j["output_tokens"].get<int64_t>());

@@ -164,6 +164,8 @@ int run(int argc, char** argv) {
     }
     for (size_t i = 0; i < workload.requests.size(); ++i) workload.requests[i].request.sampling.seed = seed + i;
     assign_poisson_arrivals(workload, rate, seed);
+    if (rate > 0 && !std::isinf(rate)) workload.description += ", Poisson arrivals at " + std::to_string(rate).substr(0, std::to_string(rate).find('.') + 3) + "/s";
+    if (concurrency > 0) workload.description += ", at most " + std::to_string(concurrency) + " in flight";
 
     RunInfo info;
     info.model = model->name + " (" + model->quantization_name() + ")";

@@ -84,6 +84,14 @@ struct BackendOptions {
     int num_threads = 0;  // CPU: 0 = all hardware threads
     int device = 0;       // CUDA device ordinal
     float gpu_memory_utilization = 0.90f;
+    // CPU, AWQ models: quantize activations to plain int8 per group (faster; changes results
+    // slightly). Off: activations are split into three int8 parts, which keeps fp32-class accuracy.
+    bool cpu_int8_activations = false;
+    // CUDA: the largest step the engine will build (activation buffers are sized for it up front,
+    // as the KV pool gets what is left); the engine copies its EngineOptions values here.
+    int max_num_batched_tokens = 2048;
+    int max_num_seqs = 64;
+    bool cuda_graphs = true;  // CUDA: replay decode steps from captured graphs
     // Load progress for weight upload (0..1); may be empty.
     std::function<void(float)> progress;
 };

@@ -15,6 +15,17 @@ namespace {
 // Workers spin this long after a job before sleeping: a decode step issues hundreds of short jobs,
 // and a condition-variable wake-up per job would cost more than the jobs themselves.
 constexpr auto kSpinFor = std::chrono::microseconds(2000);
+
+// Waits for `done()`: pause-spins first (a job's tail is microseconds), then yields the core, so a
+// thread that waits on a preempted one (more threads than cores, or a busy machine) hands it the CPU
+// instead of burning the time slice it needs.
+template <class Pred>
+inline void wait_until(Pred&& done) {
+    for (int spins = 0; !done(); ++spins) {
+        if (spins < 2048) FOLIO_PAUSE();
+        else std::this_thread::yield();
+    }
+}
 }  // namespace
 
 ThreadPool::ThreadPool(int num_threads) {
@@ -48,7 +59,7 @@ void ThreadPool::work_on_current_job() {
 
 void ThreadPool::dispatch(int64_t num_tasks, TaskFn fn, void* ctx) {
     for (;;) {
-        while (active_workers_.load(std::memory_order_acquire) != 0) FOLIO_PAUSE();
+        wait_until([&] { return active_workers_.load(std::memory_order_acquire) == 0; });
         std::unique_lock lock(mutex_);
         // A worker joins a job only under the mutex, so this check cannot race with one joining.
         if (active_workers_.load(std::memory_order_acquire) != 0) continue;
@@ -64,7 +75,7 @@ void ThreadPool::dispatch(int64_t num_tasks, TaskFn fn, void* ctx) {
     active_workers_.fetch_add(1, std::memory_order_acq_rel);
     work_on_current_job();
     active_workers_.fetch_sub(1, std::memory_order_acq_rel);
-    while (tasks_done_.load(std::memory_order_acquire) < num_tasks) FOLIO_PAUSE();
+    wait_until([&] { return tasks_done_.load(std::memory_order_acquire) >= num_tasks; });
 }
 
 void ThreadPool::worker_loop(uint64_t seen) {
@@ -72,8 +83,9 @@ void ThreadPool::worker_loop(uint64_t seen) {
         const auto spin_until = std::chrono::steady_clock::now() + kSpinFor;
         int spins = 0;
         while (generation_.load(std::memory_order_acquire) == seen) {
-            FOLIO_PAUSE();
-            if (++spins % 256 == 0 && std::chrono::steady_clock::now() > spin_until) {
+            if (++spins < 2048) FOLIO_PAUSE();
+            else std::this_thread::yield();
+            if (spins % 256 == 0 && std::chrono::steady_clock::now() > spin_until) {
                 std::unique_lock lock(mutex_);
                 wake_.wait(lock, [&] { return generation_.load(std::memory_order_acquire) != seen; });
             }

@@ -8,6 +8,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/thread_pool.h"
+#include "engine/cpu/cpu_linear.h"
 #include "engine/cpu/kernels.h"
 #include "engine/cpu/ops.h"
 #include "engine/model/model.h"
@@ -46,7 +47,7 @@ uint64_t available_ram() {
 // Per-step activations, grown to the largest batch seen and then reused.
 struct Scratch {
     std::vector<float> x, xn, q, k, v, attn, proj, gate, up, logits_in;
-    std::vector<int32_t> positions, seq_of_token;
+    std::vector<int32_t> positions;
     void reserve(int tokens, const ModelConfig& c) {
         const size_t t = size_t(tokens);
         x.resize(t * c.hidden_size);
@@ -59,7 +60,6 @@ struct Scratch {
         gate.resize(t * c.intermediate_size);
         up.resize(t * c.intermediate_size);
         positions.resize(t);
-        seq_of_token.resize(t);
     }
 };
 
@@ -67,9 +67,14 @@ class CpuBackend final : public Backend {
 public:
     CpuBackend(const Model& model, const BackendOptions& options)
         : model_(model), cfg_(model.config), pool_(options.num_threads), inv_freq_(cpu::rope_inv_freq(cfg_)) {
+        act_parts_ = options.cpu_int8_activations ? 1 : 3;
         for (const auto& L : model.weights.layers) {
             norms_.push_back({to_f32(L.input_norm), to_f32(L.post_attention_norm)});
+            layers_.push_back({cpu::prepare_linear(L.q_proj), cpu::prepare_linear(L.k_proj), cpu::prepare_linear(L.v_proj),
+                               cpu::prepare_linear(L.o_proj), cpu::prepare_linear(L.gate_proj), cpu::prepare_linear(L.up_proj),
+                               cpu::prepare_linear(L.down_proj)});
         }
+        lm_head_ = cpu::prepare_linear(model.weights.lm_head);
         final_norm_ = to_f32(model.weights.final_norm);
         if (options.progress) options.progress(1.0f);
     }
@@ -129,6 +134,15 @@ public:
 
 private:
     void check_batch(const ForwardBatch& batch) const;
+    // Groups the (token, head) query rows of each sequence and KV head into attention tasks.
+    void plan_attention(const ForwardBatch& batch);
+
+    struct AttnTask {
+        int seq = 0, kv_head = 0, rows = 0;
+        int token[cpu::kMaxAttnRows];
+        int head[cpu::kMaxAttnRows];
+    };
+    std::vector<AttnTask> attn_tasks_;
 
     const Model& model_;
     const ModelConfig& cfg_;
@@ -137,6 +151,11 @@ private:
     struct LayerNorms { std::vector<float> input, post; };
     std::vector<LayerNorms> norms_;
     std::vector<float> final_norm_;
+    struct LayerLinears { cpu::PreparedLinear q, k, v, o, gate, up, down; };
+    std::vector<LayerLinears> layers_;
+    cpu::PreparedLinear lm_head_;
+    int act_parts_ = 3;
+    cpu::QuantizedActs acts_;
     KvLayout layout_;
     std::vector<std::vector<float>> k_pool_, v_pool_;
     Scratch s_;
@@ -161,6 +180,29 @@ void CpuBackend::check_batch(const ForwardBatch& batch) const {
         if (t < 0 || t >= cfg_.vocab_size) throw Error("CPU backend: token id " + std::to_string(t) + " is outside the vocabulary");
 }
 
+void CpuBackend::plan_attention(const ForwardBatch& batch) {
+    const int group = cfg_.num_heads / cfg_.num_kv_heads;
+    attn_tasks_.clear();
+    for (size_t j = 0; j < batch.seqs.size(); ++j) {
+        const SeqSlice& seq = batch.seqs[j];
+        for (int kvh = 0; kvh < cfg_.num_kv_heads; ++kvh) {
+            AttnTask task;
+            task.seq = int(j);
+            task.kv_head = kvh;
+            for (int t = seq.token_offset; t < seq.token_offset + seq.num_tokens; ++t)
+                for (int h = kvh * group; h < (kvh + 1) * group; ++h) {
+                    task.token[task.rows] = t;
+                    task.head[task.rows] = h;
+                    if (++task.rows == cpu::kMaxAttnRows) {
+                        attn_tasks_.push_back(task);
+                        task.rows = 0;
+                    }
+                }
+            if (task.rows > 0) attn_tasks_.push_back(task);
+        }
+    }
+}
+
 void CpuBackend::forward(const ForwardBatch& batch, std::vector<float>& logits) {
     check_batch(batch);
     const ModelConfig& c = cfg_;
@@ -172,7 +214,6 @@ void CpuBackend::forward(const ForwardBatch& batch, std::vector<float>& logits) 
         const SeqSlice& seq = batch.seqs[j];
         for (int i = 0; i < seq.num_tokens; ++i) {
             s_.positions[size_t(seq.token_offset + i)] = seq.context_before + i;
-            s_.seq_of_token[size_t(seq.token_offset + i)] = int32_t(j);
         }
     }
 
@@ -182,14 +223,14 @@ void CpuBackend::forward(const ForwardBatch& batch, std::vector<float>& logits) 
     });
 
     const float scale = 1.0f / std::sqrt(float(hd));
+    plan_attention(batch);
     for (int l = 0; l < c.num_layers; ++l) {
-        const LayerWeights& L = model_.weights.layers[size_t(l)];
         pool_.parallel_for(T, 1, [&](int64_t b, int64_t e) {
             cpu::rms_norm(s_.x.data() + size_t(b) * H, norms_[size_t(l)].input.data(), s_.xn.data() + size_t(b) * H, int(e - b), H, c.rms_norm_eps);
         });
-        cpu::linear(L.q_proj, s_.xn.data(), T, s_.q.data(), pool_);   // [T, q_dim]
-        cpu::linear(L.k_proj, s_.xn.data(), T, s_.k.data(), pool_);   // [T, kv_dim]
-        cpu::linear(L.v_proj, s_.xn.data(), T, s_.v.data(), pool_);   // [T, kv_dim]
+        const LayerLinears& P = layers_[size_t(l)];
+        // q [T, q_dim], k and v [T, kv_dim]
+        cpu::run_linears({{&P.q, s_.q.data()}, {&P.k, s_.k.data()}, {&P.v, s_.v.data()}}, s_.xn.data(), T, act_parts_, acts_, pool_);
         pool_.parallel_for(T, 1, [&](int64_t b, int64_t e) {
             cpu::rope(s_.q.data() + size_t(b) * q_dim, int(e - b), c.num_heads, hd, s_.positions.data() + b, inv_freq_.data());
             cpu::rope(s_.k.data() + size_t(b) * kv_dim, int(e - b), c.num_kv_heads, hd, s_.positions.data() + b, inv_freq_.data());
@@ -199,28 +240,41 @@ void CpuBackend::forward(const ForwardBatch& batch, std::vector<float>& logits) 
         for (const auto& seq : batch.seqs)
             cpu::write_kv(s_.k.data() + size_t(seq.token_offset) * kv_dim, s_.v.data() + size_t(seq.token_offset) * kv_dim,
                           seq.num_tokens, seq.context_before, layout_, kp, vp, batch.block_tables.data() + seq.block_table_offset);
-        // One task per (token, head): its result depends only on its own sequence's cache.
-        pool_.run(int64_t(T) * c.num_heads, [&](int64_t task) {
-            const int t = int(task / c.num_heads), h = int(task % c.num_heads);
-            const SeqSlice& seq = batch.seqs[size_t(s_.seq_of_token[size_t(t)])];
-            const size_t row = (size_t(t) * c.num_heads + size_t(h)) * hd;
+        // One task per run of up to kMaxAttnRows query rows (token, head) of one sequence and one KV
+        // head: each row's result depends only on its own sequence's cache, never on the task it shares.
+        const cpu::KernelTable& kt = cpu::kernels();
+        pool_.run(int64_t(attn_tasks_.size()), [&](int64_t i) {
+            const AttnTask& task = attn_tasks_[size_t(i)];
+            const SeqSlice& seq = batch.seqs[size_t(task.seq)];
+            const float* q[cpu::kMaxAttnRows];
+            float* o[cpu::kMaxAttnRows];
+            int keys[cpu::kMaxAttnRows];
+            int max_keys = 0;
+            for (int r = 0; r < task.rows; ++r) {
+                const int t = task.token[r], h = task.head[r];
+                const size_t row = (size_t(t) * c.num_heads + size_t(h)) * hd;
+                q[r] = s_.q.data() + row;
+                o[r] = s_.attn.data() + row;
+                keys[r] = t - seq.token_offset + seq.context_before + 1;
+                max_keys = std::max(max_keys, keys[r]);
+            }
             thread_local std::vector<float> scores;
-            cpu::attention_head(s_.q.data() + row, s_.attn.data() + row, t - seq.token_offset + seq.context_before + 1,
-                                h / (c.num_heads / c.num_kv_heads), layout_, kp, vp,
-                                batch.block_tables.data() + seq.block_table_offset, scale, scores);
+            if (scores.size() < size_t(task.rows) * size_t(max_keys)) scores.resize(size_t(task.rows) * size_t(max_keys));
+            kt.attention_rows(q, o, keys, task.rows, task.kv_head, layout_, kp, vp, batch.block_tables.data() + seq.block_table_offset,
+                              scale, scores.data());
         });
-        cpu::linear(L.o_proj, s_.attn.data(), T, s_.proj.data(), pool_);  // [T, H]
+        cpu::run_linears({{&P.o, s_.proj.data()}}, s_.attn.data(), T, act_parts_, acts_, pool_);  // [T, H]
         for (size_t i = 0; i < size_t(T) * H; ++i) s_.x[i] += s_.proj[i];
         pool_.parallel_for(T, 1, [&](int64_t b, int64_t e) {
             cpu::rms_norm(s_.x.data() + size_t(b) * H, norms_[size_t(l)].post.data(), s_.xn.data() + size_t(b) * H, int(e - b), H, c.rms_norm_eps);
         });
-        cpu::linear(L.gate_proj, s_.xn.data(), T, s_.gate.data(), pool_);  // [T, I]
-        cpu::linear(L.up_proj, s_.xn.data(), T, s_.up.data(), pool_);      // [T, I]
+        // gate and up [T, I]
+        cpu::run_linears({{&P.gate, s_.gate.data()}, {&P.up, s_.up.data()}}, s_.xn.data(), T, act_parts_, acts_, pool_);
         const int64_t n_inter = int64_t(T) * c.intermediate_size;
         pool_.parallel_for(n_inter, 4096, [&](int64_t b, int64_t e) {
             cpu::silu_mul(s_.gate.data() + b, s_.up.data() + b, s_.gate.data() + b, e - b);
         });
-        cpu::linear(L.down_proj, s_.gate.data(), T, s_.proj.data(), pool_);  // [T, H]
+        cpu::run_linears({{&P.down, s_.proj.data()}}, s_.gate.data(), T, act_parts_, acts_, pool_);  // [T, H]
         for (size_t i = 0; i < size_t(T) * H; ++i) s_.x[i] += s_.proj[i];
     }
 
@@ -235,7 +289,7 @@ void CpuBackend::forward(const ForwardBatch& batch, std::vector<float>& logits) 
         ++r;
     }
     logits.resize(size_t(rows) * c.vocab_size);
-    if (rows > 0) cpu::linear(model_.weights.lm_head, s_.logits_in.data(), rows, logits.data(), pool_);
+    if (rows > 0) cpu::run_linears({{&lm_head_, logits.data()}}, s_.logits_in.data(), rows, act_parts_, acts_, pool_);
 }
 
 }  // namespace

@@ -6,7 +6,18 @@
 
 #include "engine/model/weights.h"
 
+namespace folio {
+struct KvLayout;
+}
+
 namespace folio::cpu {
+struct AwqPacked;
+struct QuantizedActs;
+}
+
+namespace folio::cpu {
+
+inline constexpr int kMaxAttnRows = 16;
 
 struct KernelTable {
     const char* isa;  // "avx512", "avx2", "generic"
@@ -16,6 +27,22 @@ struct KernelTable {
     void (*awq_cols)(const AwqMatrix& w, int col_begin, int col_end, const float* x, int m, float* y);
     // sum a[i] * b[i] with the fixed 16-lane structure.
     float (*dot)(const float* a, const float* b, int n);
+    // y[t * ldy + o] for the columns of blocks [cb_begin, cb_end) of a packed AWQ matrix, t < m, from
+    // activations quantized with block = group size (act_quant.h). Integer sums per group, then the
+    // fp32 epilogue in group order: bitwise the same for every m, row position and instruction set.
+    void (*awq_int)(const AwqPacked& w, int cb_begin, int cb_end, const QuantizedActs& x, int m, float* y, int ldy);
+    // One row of quantize_acts: part p of block b goes to q + b * block_stride + p * part_stride;
+    // scale and sum [cols / block].
+    void (*quantize_row)(const float* x, int cols, int block, int parts, int8_t* q, int block_stride, int part_stride,
+                         float* scale, float* sum);
+    // ops.h attention_head, bit for bit, faster; `scores` holds num_keys floats of scratch.
+    void (*attention_row)(const float* q, float* out, int num_keys, int kv_head, const KvLayout& layout, const float* k_pool,
+                          const float* v_pool, const int32_t* block_table, float scale, float* scores);
+    // attention_row for `rows` (<= kMaxAttnRows) query rows of one KV head, bit for bit, reading
+    // each key and value once; scores: rows * max(num_keys) floats of scratch.
+    void (*attention_rows)(const float* const* q, float* const* out, const int* num_keys, int rows, int kv_head,
+                           const KvLayout& layout, const float* k_pool, const float* v_pool, const int32_t* block_table,
+                           float scale, float* scores);
 };
 
 // The fastest table this CPU supports (chosen once).

@@ -135,30 +135,9 @@ void write_kv(const float* k, const float* v, int num_tokens, int context_before
 
 void attention_head(const float* q, float* out, int num_keys, int kv_head, const KvLayout& layout, const float* k_pool,
                     const float* v_pool, const int32_t* block_table, float scale, std::vector<float>& scores) {
-    const KernelTable& kt = kernels();
-    const int hd = layout.head_dim, bs = layout.block_size;
+    // The backend's kernel, so that the reference and the backend agree bit for bit.
     scores.resize(size_t(num_keys));
-    float mx = -INFINITY;
-    for (int p = 0; p < num_keys; ++p) {
-        const float* kp = k_pool + layout.offset(block_table[p / bs], kv_head, p % bs);
-        const float s = kt.dot(q, kp, hd) * scale;
-        scores[size_t(p)] = s;
-        mx = std::max(mx, s);
-    }
-    float sum = 0.0f;
-    for (int p = 0; p < num_keys; ++p) {
-        const float e = std::exp(scores[size_t(p)] - mx);
-        scores[size_t(p)] = e;
-        sum += e;
-    }
-    std::fill(out, out + hd, 0.0f);
-    for (int p = 0; p < num_keys; ++p) {
-        const float* vp = v_pool + layout.offset(block_table[p / bs], kv_head, p % bs);
-        const float wgt = scores[size_t(p)];
-        for (int d = 0; d < hd; ++d) out[d] += wgt * vp[d];
-    }
-    const float inv = 1.0f / sum;
-    for (int d = 0; d < hd; ++d) out[d] *= inv;
+    kernels().attention_row(q, out, num_keys, kv_head, layout, k_pool, v_pool, block_table, scale, scores.data());
 }
 
 void paged_attention(const float* q, float* out, int num_tokens, int context_before, int num_heads,

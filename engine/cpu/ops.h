@@ -36,7 +36,9 @@ void row_to_f32(const FloatTensor& t, int64_t row, int64_t cols, float* out);
 
 // y[m, out] = x[m, in] . W^T for dense (F32/F16/BF16) or AWQ weights, W dequantized as
 // (q - z) * s in fp32. Each y element is a sum over `in` in a fixed order that depends only on
-// `in` (never on m or on the row's position), so batching cannot change a result.
+// `in` (never on m or on the row's position), so batching cannot change a result. (The CPU
+// backend itself runs AWQ matrices through the integer kernel of kernels.h on repacked weights,
+// with activations split into int8 parts (act_quant.h): within about 1e-6 of this, relatively.)
 void linear(const Linear& w, const float* x, int m, float* y, ThreadPool& pool);
 
 // Scaled dot-product attention for one sequence's query rows over its paged KV cache, causal:
@@ -51,7 +53,8 @@ void paged_attention(const float* q, float* out, int num_tokens, int context_bef
 
 // One query row of one head over the first num_keys positions of a sequence (the body of
 // paged_attention): scores in position order, max-subtracted softmax, weighted sum of values.
-// `scores` is scratch.
+// Dot products and the value sum use fused multiply-adds over head_dim in 16 lanes (the backend's
+// kernel, kernels.h attention_row, so both agree bit for bit). `scores` is scratch.
 void attention_head(const float* q, float* out, int num_keys, int kv_head, const KvLayout& layout, const float* k_pool,
                     const float* v_pool, const int32_t* block_table, float scale, std::vector<float>& scores);
 

@@ -1,0 +1,79 @@
+#include "app/gui/bridge/engine_bridge.h"
+
+#include "app/gui/bridge/engine_worker.h"
+
+namespace folio::app {
+
+EngineBridge::EngineBridge(QObject* parent) : ReplySource(parent) {
+    qRegisterMetaType<GenerationRequest>();
+    qRegisterMetaType<GenerationEnd>();
+    qRegisterMetaType<ModelInfo>();
+    qRegisterMetaType<StatsSnapshot>();
+    thread_.setObjectName("folio-engine-bridge");
+    worker_ = new EngineWorker;
+    worker_->moveToThread(&thread_);
+    connect(&thread_, &QThread::finished, worker_, &QObject::deleteLater);
+
+    // Every connection across the two threads is queued, explicitly.
+    constexpr auto Q = Qt::QueuedConnection;
+    connect(this, &EngineBridge::requestLoad, worker_, &EngineWorker::loadModel, Q);
+    connect(this, &EngineBridge::requestSubmit, worker_, &EngineWorker::submit, Q);
+    connect(this, &EngineBridge::requestCancel, worker_, &EngineWorker::cancel, Q);
+    connect(this, &EngineBridge::requestStatsInterval, worker_, &EngineWorker::setStatsInterval, Q);
+    connect(worker_, &EngineWorker::loadProgress, this, [this](float f) {
+        loadProgress_ = f;
+        emit loadProgressChanged();
+    }, Q);
+    connect(worker_, &EngineWorker::modelLoaded, this, &EngineBridge::onLoaded, Q);
+    connect(worker_, &EngineWorker::loadFailed, this, &EngineBridge::onLoadFailed, Q);
+    connect(worker_, &EngineWorker::delta, this, &ReplySource::delta, Q);
+    connect(worker_, &EngineWorker::finished, this, &ReplySource::finished, Q);
+    connect(worker_, &EngineWorker::statsUpdated, this, &EngineBridge::statsUpdated, Q);
+    thread_.start();
+}
+
+EngineBridge::~EngineBridge() {
+    // The engine must be destroyed on the thread that owns it.
+    QMetaObject::invokeMethod(worker_, &EngineWorker::shutdown, Qt::BlockingQueuedConnection);
+    thread_.quit();
+    thread_.wait();
+}
+
+void EngineBridge::loadModel(const QString& spec, const QString& backend) {
+    if (state_ == State::Loading) return;
+    state_ = State::Loading;
+    loadingSpec_ = spec;
+    lastError_.clear();
+    loadProgress_ = 0;
+    emit loadProgressChanged();
+    emit stateChanged();
+    emit requestLoad(spec, backend);
+}
+
+quint64 EngineBridge::submit(GenerationRequest request) {
+    request.ticket = nextTicket_++;
+    emit requestSubmit(request);
+    return request.ticket;
+}
+
+void EngineBridge::cancel(quint64 ticket) { emit requestCancel(ticket); }
+
+void EngineBridge::setStatsInterval(int ms) { emit requestStatsInterval(ms); }
+
+void EngineBridge::onLoaded(const ModelInfo& info) {
+    info_ = info;
+    state_ = State::Ready;
+    loadingSpec_.clear();
+    emit stateChanged();
+    emit modelReady(info);
+}
+
+void EngineBridge::onLoadFailed(const QString& spec, const QString& message) {
+    info_ = {};
+    state_ = State::Failed;
+    lastError_ = message;
+    loadingSpec_ = spec;
+    emit stateChanged();
+}
+
+}  // namespace folio::app

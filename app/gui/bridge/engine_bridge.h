@@ -1,0 +1,82 @@
+#pragma once
+// The GUI thread's handle on the engine: starts the worker thread, forwards requests to it and its
+// results back, all by explicitly queued connections. Holds the model state the views show.
+#include <QObject>
+#include <QThread>
+#include <QtQml/qqmlregistration.h>
+
+#include "app/gui/bridge/bridge_types.h"
+#include "app/gui/bridge/reply_source.h"
+
+namespace folio::app {
+
+class EngineWorker;
+
+class EngineBridge : public ReplySource {
+    Q_OBJECT
+    QML_ELEMENT
+    QML_UNCREATABLE("owned by the app")
+public:
+    enum class State { NoModel, Loading, Ready, Failed };
+    Q_ENUM(State)
+    Q_PROPERTY(State state READ state NOTIFY stateChanged)
+    Q_PROPERTY(double loadProgress READ loadProgress NOTIFY loadProgressChanged)
+    Q_PROPERTY(QString loadingSpec READ loadingSpec NOTIFY stateChanged)
+    Q_PROPERTY(QString lastError READ lastError NOTIFY stateChanged)
+    Q_PROPERTY(QString modelName READ modelName NOTIFY stateChanged)
+    Q_PROPERTY(QString modelSpec READ modelSpec NOTIFY stateChanged)
+    Q_PROPERTY(QString quantization READ quantization NOTIFY stateChanged)
+    Q_PROPERTY(QString architecture READ architecture NOTIFY stateChanged)
+    Q_PROPERTY(QString backendName READ backendName NOTIFY stateChanged)
+    Q_PROPERTY(QString device READ device NOTIFY stateChanged)
+    Q_PROPERTY(int contextLength READ contextLength NOTIFY stateChanged)
+
+    explicit EngineBridge(QObject* parent = nullptr);
+    ~EngineBridge() override;  // stops the worker thread (the engine is destroyed on it)
+
+    State state() const { return state_; }
+    double loadProgress() const { return loadProgress_; }
+    QString loadingSpec() const { return loadingSpec_; }
+    QString lastError() const { return lastError_; }
+    QString modelName() const { return info_.name; }
+    QString modelSpec() const { return info_.spec; }
+    QString quantization() const { return info_.quantization; }
+    QString architecture() const { return info_.architecture; }
+    QString backendName() const { return info_.backend; }
+    QString device() const { return info_.device; }
+    int contextLength() const { return info_.contextLength; }
+    const ModelInfo& modelInfo() const { return info_; }
+    QThread* workerThread() { return &thread_; }
+
+    Q_INVOKABLE void loadModel(const QString& spec, const QString& backend = QStringLiteral("auto"));
+    quint64 submit(GenerationRequest request) override;
+    void cancel(quint64 ticket) override;
+    void setStatsInterval(int ms);
+
+signals:
+    void stateChanged();
+    void loadProgressChanged();
+    void modelReady(const folio::app::ModelInfo& info);
+    void statsUpdated(const folio::app::StatsSnapshot& stats);
+
+    // To the worker (queued).
+    void requestLoad(const QString& spec, const QString& backend);
+    void requestSubmit(const folio::app::GenerationRequest& request);
+    void requestCancel(quint64 ticket);
+    void requestStatsInterval(int ms);
+
+private:
+    void onLoaded(const ModelInfo& info);
+    void onLoadFailed(const QString& spec, const QString& message);
+
+    QThread thread_;
+    EngineWorker* worker_ = nullptr;
+    State state_ = State::NoModel;
+    double loadProgress_ = 0;
+    QString loadingSpec_;
+    QString lastError_;
+    ModelInfo info_;
+    quint64 nextTicket_ = 1;
+};
+
+}  // namespace folio::app

@@ -1,0 +1,237 @@
+#include "app/gui/bridge/engine_worker.h"
+
+#include <QThread>
+#include <atomic>
+#include <cmath>
+#include <spdlog/spdlog.h>
+
+#include "engine/core/error.h"
+#include "engine/model/model.h"
+#include "engine/runtime/engine.h"
+
+namespace folio::app {
+namespace {
+
+QString q(const std::string& s) { return QString::fromStdString(s); }
+
+const char* stateName(SequenceStats::State s) {
+    switch (s) {
+    case SequenceStats::State::Waiting: return "waiting";
+    case SequenceStats::State::Prefilling: return "prefilling";
+    case SequenceStats::State::Decoding: return "decoding";
+    case SequenceStats::State::Preempted: return "preempted";
+    }
+    return "waiting";
+}
+
+StatsSnapshot toSnapshot(const EngineStats& s) {
+    StatsSnapshot o;
+    o.blocksTotal = s.blocks_total;
+    o.blocksUsed = s.blocks_used;
+    o.blocksCached = s.blocks_cached;
+    o.blocksFree = s.blocks_free;
+    o.blockSize = s.block_size;
+    o.fragmentation = s.fragmentation;
+    o.prefixHitRate = s.prefix_hit_rate;
+    o.running = s.running;
+    o.waiting = s.waiting;
+    o.preemptions = s.preemptions;
+    o.batchSeqs = s.last_batch_seqs;
+    o.batchTokens = s.last_batch_tokens;
+    o.stepMs = s.last_step_ms;
+    o.steps = s.steps;
+    o.prefillTokS = s.prefill_tok_s;
+    o.decodeTokS = s.decode_tok_s;
+    o.totalPromptTokens = s.total_prompt_tokens;
+    o.totalGeneratedTokens = s.total_generated_tokens;
+    o.backend = q(s.backend);
+    o.device = q(s.device_name);
+    o.memoryUsed = s.memory.device_used;
+    o.memoryTotal = s.memory.device_total;
+    o.weightsBytes = s.memory.weights;
+    o.kvBytes = s.memory.kv_cache;
+    o.gpuUtilization = s.memory.utilization_pct;
+    for (const SequenceStats& seq : s.sequences) {
+        o.sequences << SequenceSnapshot{q(seq.tag), stateName(seq.state), seq.prompt_tokens, seq.generated_tokens,
+                                        seq.blocks, seq.shared_blocks, seq.prefill_tok_s, seq.decode_tok_s};
+    }
+    return o;
+}
+
+SamplingParams toParams(const SamplingSettings& s) {
+    SamplingParams p;
+    p.temperature = float(s.temperature);
+    p.top_p = float(s.topP);
+    p.top_k = s.topK;
+    p.min_p = float(s.minP);
+    p.repetition_penalty = float(s.repetitionPenalty);
+    if (s.seed >= 0) p.seed = uint64_t(s.seed);
+    return p;
+}
+
+}  // namespace
+
+EngineWorker::EngineWorker() {
+    statsTimer_ = new QTimer(this);  // a child: moves to the worker thread with this object
+    statsTimer_->setInterval(500);
+    connect(statsTimer_, &QTimer::timeout, this, &EngineWorker::pollStats);
+    flushTimer_ = new QTimer(this);
+    flushTimer_->setSingleShot(true);
+    flushTimer_->setInterval(16);
+    connect(flushTimer_, &QTimer::timeout, this, &EngineWorker::flushDeltas);
+}
+
+EngineWorker::~EngineWorker() = default;
+
+void EngineWorker::loadModel(const QString& spec, const QString& backend) {
+    shutdown();
+    try {
+        EngineOptions options;
+        options.backend.kind = parse_backend_kind(backend.toStdString());
+        LoadOptions load;
+        // The loader reports from this thread; forward only visible steps (0.5 %).
+        std::atomic<int> lastPermille{-10};
+        load.progress = [this, &lastPermille](float f) {
+            const int pm = int(std::lround(f * 1000));
+            if (pm - lastPermille.load() >= 5 || pm >= 1000) {
+                lastPermille = pm;
+                emit loadProgress(f * 0.9f);  // the last 10 % are the engine's own setup
+            }
+        };
+        spdlog::info("loading model {} (backend {})", spec.toStdString(), backend.toStdString());
+        std::shared_ptr<const Model> model = load_model(spec.toStdString(), load);
+        options.backend.progress = [this](float f) { emit loadProgress(0.9f + 0.1f * f); };
+        auto engine = std::make_unique<Engine>(model, options);
+        const quint64 generation = ++engineGeneration_;
+        // Engine thread -> this thread, by queued call: the ticket map stays single-threaded.
+        engine->set_event_callback([this, generation](const Event& e) {
+            QMetaObject::invokeMethod(this, [this, generation, e] { onEngineEvent(generation, e); },
+                                      Qt::QueuedConnection);
+        });
+        engine_ = std::move(engine);
+        const EngineStats st = engine_->stats();
+        ModelInfo info;
+        info.spec = q(model->spec);
+        info.name = q(model->name);
+        info.quantization = q(model->quantization_name());
+        info.architecture = q(model->config.architecture);
+        info.backend = q(st.backend);
+        info.device = q(st.device_name);
+        info.contextLength = model->context_length();
+        info.layers = model->config.num_layers;
+        info.hiddenSize = model->config.hidden_size;
+        info.kvBlocks = st.blocks_total;
+        info.blockSize = st.block_size;
+        spdlog::info("model {} ready: {} on {} ({} KV blocks)", model->name, model->quantization_name(),
+                     st.device_name, st.blocks_total);
+        emit loadProgress(1.0f);
+        emit modelLoaded(info);
+        statsTimer_->start();
+        pollStats();
+    } catch (const std::exception& e) {
+        spdlog::error("loading {} failed: {}", spec.toStdString(), e.what());
+        engine_.reset();
+        emit loadFailed(spec, QString::fromStdString(e.what()));
+    }
+}
+
+void EngineWorker::unloadModel() { shutdown(); }
+
+void EngineWorker::submit(const GenerationRequest& r) {
+    if (!engine_) {
+        emit finished(GenerationEnd{r.ticket, true, tr("No model is loaded: choose one in Models first."), {}});
+        return;
+    }
+    Request req;
+    for (const auto& [role, content] : r.messages) req.messages.push_back({role.toStdString(), content.toStdString()});
+    req.sampling = toParams(r.sampling);
+    req.stop.max_tokens = r.sampling.maxTokens;
+    req.tag = r.tag.toStdString();
+    const RequestId id = engine_->submit(std::move(req));
+    ticketOfRequest_.insert(id, r.ticket);
+    requestOfTicket_.insert(r.ticket, id);
+}
+
+void EngineWorker::cancel(quint64 ticket) {
+    const auto it = requestOfTicket_.constFind(ticket);
+    if (engine_ && it != requestOfTicket_.constEnd()) engine_->cancel(*it);
+}
+
+void EngineWorker::setStatsInterval(int ms) { statsTimer_->setInterval(ms); }
+
+void EngineWorker::shutdown() {
+    statsTimer_->stop();
+    if (engine_) {
+        // Replies still running end as errors the GUI can show ("the model was unloaded").
+        for (auto it = requestOfTicket_.cbegin(); it != requestOfTicket_.cend(); ++it) {
+            emit finished(GenerationEnd{it.key(), true, tr("The model was unloaded."), {}});
+        }
+    }
+    ++engineGeneration_;
+    engine_.reset();
+    pending_.clear();
+    pendingOrder_.clear();
+    ticketOfRequest_.clear();
+    requestOfTicket_.clear();
+}
+
+void EngineWorker::onEngineEvent(quint64 generation, const Event& e) {
+    if (generation != engineGeneration_) return;
+    const auto it = ticketOfRequest_.constFind(e.id);
+    if (it == ticketOfRequest_.constEnd()) return;
+    const quint64 ticket = *it;
+    // Token events carry the text they complete; a Finished/Error event may carry held-back text
+    // too (the tail of a possible stop string that was not one), which goes out before the end.
+    if (!e.text.empty() || e.kind == Event::Kind::Token) {
+        auto p = pending_.find(ticket);
+        if (p == pending_.end()) {
+            p = pending_.insert(ticket, {});
+            pendingOrder_ << ticket;
+        }
+        p->text += QString::fromStdString(e.text);
+        if (e.kind == Event::Kind::Token) p->tokens += 1;
+        if (e.kind == Event::Kind::Token) {
+            if (!flushTimer_->isActive()) flushTimer_->start();
+            return;
+        }
+    }
+    flushTicket(ticket);
+    GenerationEnd end;
+    end.ticket = ticket;
+    end.error = e.kind == Event::Kind::Error || e.reason == FinishReason::Error;
+    end.message = q(e.message);
+    end.stats.promptTokens = e.timings.prompt_tokens;
+    end.stats.cachedPromptTokens = e.timings.cached_prompt_tokens;
+    end.stats.generatedTokens = e.timings.generated_tokens;
+    end.stats.ttftMs = e.timings.ttft_ms;
+    end.stats.prefillTokS = e.timings.prefill_tok_s;
+    end.stats.decodeTokS = e.timings.decode_tok_s;
+    end.stats.finishReason = QString::fromLatin1(finish_reason_name(e.reason));
+    if (end.error) spdlog::warn("generation failed: {}", e.message);
+    ticketOfRequest_.remove(e.id);
+    requestOfTicket_.remove(ticket);
+    emit finished(end);
+}
+
+void EngineWorker::flushTicket(quint64 ticket) {
+    const auto p = pending_.constFind(ticket);
+    if (p == pending_.constEnd()) return;
+    emit delta(ticket, p->text, p->tokens);
+    pending_.remove(ticket);
+    pendingOrder_.removeOne(ticket);
+}
+
+void EngineWorker::flushDeltas() {
+    for (quint64 t : std::as_const(pendingOrder_)) {
+        const Pending& p = pending_[t];
+        emit delta(t, p.text, p.tokens);
+    }
+    pending_.clear();
+    pendingOrder_.clear();
+}
+
+void EngineWorker::pollStats() {
+    if (engine_) emit statsUpdated(toSnapshot(engine_->stats()));
+}
+
+}  // namespace folio::app

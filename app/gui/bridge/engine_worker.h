@@ -1,0 +1,66 @@
+#pragma once
+// Lives on the bridge's own QThread and owns the engine. Everything it receives comes by queued
+// call from the GUI thread; everything it reports goes back by queued signal. The engine's event
+// callback (on the engine's loop thread) only posts events into this object's thread, so the
+// ticket map is touched by one thread alone.
+#include <QHash>
+#include <QObject>
+#include <QTimer>
+#include <memory>
+
+#include "app/gui/bridge/bridge_types.h"
+
+namespace folio {
+class Engine;
+struct Event;
+}  // namespace folio
+
+namespace folio::app {
+
+class EngineWorker : public QObject {
+    Q_OBJECT
+public:
+    EngineWorker();
+    ~EngineWorker() override;
+
+public slots:
+    // Loads `spec` (a folder or dummy:NAME) and builds the engine; progress and the result come back
+    // by signal. backend: "auto", "cpu" or "cuda".
+    void loadModel(const QString& spec, const QString& backend);
+    void unloadModel();
+    void submit(const folio::app::GenerationRequest& request);
+    void cancel(quint64 ticket);
+    void setStatsInterval(int ms);
+    void shutdown();  // drops the engine; called before the thread stops
+
+signals:
+    void loadProgress(float fraction);
+    void modelLoaded(const folio::app::ModelInfo& info);
+    void loadFailed(const QString& spec, const QString& message);
+    void delta(quint64 ticket, const QString& text, int tokens);
+    void finished(const folio::app::GenerationEnd& end);
+    void statsUpdated(const folio::app::StatsSnapshot& stats);
+
+private:
+    void onEngineEvent(quint64 generation, const folio::Event& event);
+    void pollStats();
+    void flushDeltas();
+    void flushTicket(quint64 ticket);
+
+    std::unique_ptr<folio::Engine> engine_;
+    quint64 engineGeneration_ = 0;  // bumps per engine so late events of an old one are dropped
+    QHash<quint64, quint64> ticketOfRequest_;  // engine RequestId -> ticket
+    QHash<quint64, quint64> requestOfTicket_;
+    QTimer* statsTimer_ = nullptr;
+    // Tokens are coalesced for up to one frame (16 ms): the GUI re-lays out a reply once per chunk,
+    // not once per token, however fast a small model decodes. Order is kept per ticket.
+    struct Pending {
+        QString text;
+        int tokens = 0;
+    };
+    QHash<quint64, Pending> pending_;
+    QList<quint64> pendingOrder_;
+    QTimer* flushTimer_ = nullptr;
+};
+
+}  // namespace folio::app

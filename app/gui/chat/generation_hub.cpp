@@ -1,0 +1,130 @@
+#include "app/gui/chat/generation_hub.h"
+
+#include "app/gui/bridge/reply_source.h"
+#include "app/gui/chat/thread_guard.h"
+#include "app/gui/store/chat_store.h"
+#include "app/gui/store/reply_journal.h"
+
+namespace folio::app {
+
+GenerationHub::GenerationHub(ChatStore* store, ReplyJournal* journal, ReplySource* source, QObject* parent)
+    : QObject(parent), store_(store), journal_(journal), bridge_(source) {
+    // Same thread (both live on the GUI thread): the bridge already hopped the thread boundary.
+    connect(bridge_, &ReplySource::delta, this, &GenerationHub::onDelta);
+    connect(bridge_, &ReplySource::finished, this, &GenerationHub::onFinished);
+}
+
+qint64 GenerationHub::startReply(qint64 conversationId, qint64 parentId) {
+    requireOwnThread(this, "GenerationHub::startReply");
+    if (isGenerating(conversationId)) {
+        emit error(tr("This chat is still generating: stop it first."));
+        return 0;
+    }
+    const ConversationRecord c = store_->conversation(conversationId);
+    QList<QPair<QString, QString>> messages;
+    if (!c.systemPrompt.trimmed().isEmpty()) messages << qMakePair(QStringLiteral("system"), c.systemPrompt);
+    // The history is the branch from the root down to the parent.
+    store_->setActiveLeaf(conversationId, parentId);
+    for (const MessageRecord& m : store_->activePath(conversationId)) messages << qMakePair(m.role, m.content);
+
+    MessageRecord reply;
+    reply.conversationId = conversationId;
+    reply.parentId = parentId;
+    reply.model = modelName_;
+    reply.sampling = c.sampling;
+    const qint64 id = journal_->begin(reply);
+    submit(conversationId, id, messages);
+    return id;
+}
+
+qint64 GenerationHub::continueReply(qint64 messageId) {
+    requireOwnThread(this, "GenerationHub::continueReply");
+    const MessageRecord m = store_->message(messageId);
+    if (m.id == 0 || m.role != QLatin1String("assistant")) return 0;
+    if (isGenerating(m.conversationId)) {
+        emit error(tr("This chat is still generating: stop it first."));
+        return 0;
+    }
+    const ConversationRecord c = store_->conversation(m.conversationId);
+    store_->setActiveLeaf(m.conversationId, m.id);
+    QList<QPair<QString, QString>> messages;
+    if (!c.systemPrompt.trimmed().isEmpty()) messages << qMakePair(QStringLiteral("system"), c.systemPrompt);
+    for (const MessageRecord& p : store_->activePath(m.conversationId)) messages << qMakePair(p.role, p.content);
+    journal_->reopen(messageId);
+    submit(m.conversationId, messageId, messages);
+    return messageId;
+}
+
+quint64 GenerationHub::submit(qint64 conversationId, qint64 messageId, QList<QPair<QString, QString>> messages) {
+    GenerationRequest r;
+    r.tag = QStringLiteral("c%1").arg(conversationId);
+    r.messages = std::move(messages);
+    r.sampling = store_->conversation(conversationId).sampling;
+    const quint64 ticket = bridge_->submit(r);
+    live_.insert(ticket, Live{conversationId, messageId, 0});
+    byConversation_.insert(conversationId, ticket);
+    emit replyStarted(conversationId, messageId);
+    emit generatingChanged(conversationId, true);
+    return ticket;
+}
+
+void GenerationHub::stop(qint64 conversationId) { end(conversationId, MessageStatus::Complete); }
+
+void GenerationHub::interruptAll() {
+    const QList<qint64> convs = byConversation_.keys();
+    for (qint64 c : convs) end(c, MessageStatus::Interrupted);
+}
+
+void GenerationHub::end(qint64 conversationId, MessageStatus status) {
+    requireOwnThread(this, "GenerationHub::end");
+    const auto it = byConversation_.constFind(conversationId);
+    if (it == byConversation_.constEnd()) return;
+    const quint64 ticket = *it;
+    const Live live = live_.take(ticket);
+    byConversation_.remove(conversationId);
+    bridge_->cancel(ticket);
+    ReplyStats stats;
+    stats.generatedTokens = live.tokens;
+    stats.finishReason = QStringLiteral("cancelled");
+    journal_->finish(live.messageId, stats, status);
+    emit generatingChanged(conversationId, false);
+    emit replyFinished(conversationId, live.messageId);
+}
+
+qint64 GenerationHub::generatingMessage(qint64 conversationId) const {
+    const auto it = byConversation_.constFind(conversationId);
+    return it == byConversation_.constEnd() ? 0 : live_.value(*it).messageId;
+}
+
+QString GenerationHub::liveText(qint64 messageId) const { return journal_->text(messageId); }
+
+bool GenerationHub::isLive(qint64 messageId) const { return journal_->isOpen(messageId); }
+
+void GenerationHub::onDelta(quint64 ticket, const QString& text, int tokens) {
+    requireOwnThread(this, "GenerationHub::onDelta");
+    auto it = live_.find(ticket);
+    if (it == live_.end()) return;  // stopped: late tokens are dropped
+    it->tokens += tokens;
+    journal_->append(it->messageId, text);
+    emit replyChanged(it->conversationId, it->messageId);
+}
+
+void GenerationHub::onFinished(const GenerationEnd& end) {
+    requireOwnThread(this, "GenerationHub::onFinished");
+    const auto it = live_.constFind(end.ticket);
+    if (it == live_.constEnd()) return;
+    const Live live = *it;
+    live_.erase(it);
+    byConversation_.remove(live.conversationId);
+    ReplyStats stats = end.stats;
+    if (stats.generatedTokens == 0) stats.generatedTokens = live.tokens;
+    if (end.error) {
+        stats.finishReason = QStringLiteral("error");
+        emit error(end.message);
+    }
+    journal_->finish(live.messageId, stats, end.error ? MessageStatus::Error : MessageStatus::Complete);
+    emit generatingChanged(live.conversationId, false);
+    emit replyFinished(live.conversationId, live.messageId);
+}
+
+}  // namespace folio::app

@@ -1,0 +1,71 @@
+#pragma once
+// Every reply being generated, across all conversations (each may have one running at a time, all
+// at once). Turns a branch of the history into an engine request, applies streamed text to the
+// reply journal on the GUI thread, and makes Stop immediate: the UI state changes in the same call,
+// the engine is told to cancel, and late tokens of that reply are ignored.
+#include <QHash>
+#include <QObject>
+
+#include "app/gui/bridge/bridge_types.h"
+
+namespace folio::app {
+
+class ChatStore;
+class ReplyJournal;
+class ReplySource;
+
+class GenerationHub : public QObject {
+    Q_OBJECT
+public:
+    GenerationHub(ChatStore* store, ReplyJournal* journal, ReplySource* source, QObject* parent = nullptr);
+
+    // Starts a reply as a new child of `parentId` (a user message) with the conversation's system
+    // prompt and sampling; the branch from the root to `parentId` is the chat history sent. Returns
+    // the new reply's id, or 0 (with `error` emitted) when the conversation is already generating.
+    qint64 startReply(qint64 conversationId, qint64 parentId);
+    // Continues an interrupted reply in place: the history plus the partial reply are sent and the new
+    // text is appended to it.
+    qint64 continueReply(qint64 messageId);
+    void stop(qint64 conversationId);
+    // At quit: every running reply is cancelled and saved as interrupted (it can be continued).
+    void interruptAll();
+
+    bool isGenerating(qint64 conversationId) const { return byConversation_.contains(conversationId); }
+    qint64 generatingMessage(qint64 conversationId) const;
+    int activeCount() const { return int(live_.size()); }
+    // The reply text as the journal holds it (ahead of the database while streaming).
+    QString liveText(qint64 messageId) const;
+    bool isLive(qint64 messageId) const;
+    QString modelName() const { return modelName_; }
+    void setModelName(const QString& name) { modelName_ = name; }
+    // The branch on screen changed (send, regenerate, edit, switch): views of it reload.
+    void notifyPathChanged(qint64 conversationId) { emit pathChanged(conversationId); }
+
+signals:
+    void replyStarted(qint64 conversationId, qint64 messageId);
+    void replyChanged(qint64 conversationId, qint64 messageId);
+    void replyFinished(qint64 conversationId, qint64 messageId);
+    void generatingChanged(qint64 conversationId, bool generating);
+    void error(const QString& message);
+    void pathChanged(qint64 conversationId);
+
+private:
+    struct Live {
+        qint64 conversationId = 0;
+        qint64 messageId = 0;
+        int tokens = 0;
+    };
+    void end(qint64 conversationId, MessageStatus status);
+    quint64 submit(qint64 conversationId, qint64 messageId, QList<QPair<QString, QString>> messages);
+    void onDelta(quint64 ticket, const QString& text, int tokens);
+    void onFinished(const GenerationEnd& end);
+
+    ChatStore* store_;
+    ReplyJournal* journal_;
+    ReplySource* bridge_;
+    QHash<quint64, Live> live_;                 // ticket -> reply
+    QHash<qint64, quint64> byConversation_;     // conversation -> ticket
+    QString modelName_;
+};
+
+}  // namespace folio::app

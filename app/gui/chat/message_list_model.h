@@ -1,0 +1,73 @@
+#pragma once
+// The messages of one conversation's branch on screen, each with its Markdown split into parts.
+// Streaming replies update in place (GUI thread only, from GenerationHub signals).
+#include <QAbstractListModel>
+#include <QtQml/qqmlregistration.h>
+
+#include "app/gui/store/store_types.h"
+
+namespace folio::app {
+
+class ChatStore;
+class GenerationHub;
+
+class MessageListModel : public QAbstractListModel {
+    Q_OBJECT
+    QML_ELEMENT
+    QML_UNCREATABLE("made by the app")
+    Q_PROPERTY(qint64 conversationId READ conversationId WRITE setConversationId NOTIFY conversationIdChanged)
+    Q_PROPERTY(int count READ rowCount NOTIFY countChanged)
+    Q_PROPERTY(bool generating READ generating NOTIFY generatingChanged)
+public:
+    enum Role {
+        MessageIdRole = Qt::UserRole + 1,
+        RoleRole,          // "user" / "assistant"
+        ContentRole,
+        PartsRole,         // list of {kind, text, language, level, open}
+        StatusRole,        // "complete", "streaming", "interrupted", "error"
+        FinishReasonRole,
+        ModelRole,
+        DetailsRole,       // "42 tokens · 120 tok/s · first token 80 ms"
+        SiblingIndexRole,  // 1-based position among alternatives (branches) at this point
+        SiblingCountRole,
+        IsLastRole,
+    };
+
+    MessageListModel(ChatStore* store, GenerationHub* hub, QObject* parent = nullptr);
+
+    int rowCount(const QModelIndex& parent = {}) const override;
+    QVariant data(const QModelIndex& index, int role) const override;
+    QHash<int, QByteArray> roleNames() const override;
+
+    qint64 conversationId() const { return conversationId_; }
+    void setConversationId(qint64 id);
+    bool generating() const;
+    // Re-reads the branch from the store (after send, regenerate, edit, branch switch).
+    Q_INVOKABLE void reload();
+    // For tests: the text of the last message.
+    Q_INVOKABLE QString lastText() const;
+
+signals:
+    void conversationIdChanged();
+    void countChanged();
+    void generatingChanged();
+
+private:
+    struct Row {
+        MessageRecord message;
+        int siblingIndex = 1;
+        int siblingCount = 1;
+        mutable QVariantList parts;
+        mutable bool partsValid = false;
+    };
+    int rowOf(qint64 messageId) const;
+    void onReplyChanged(qint64 conversationId, qint64 messageId);
+    void onReplyFinished(qint64 conversationId, qint64 messageId);
+
+    ChatStore* store_;
+    GenerationHub* hub_;
+    qint64 conversationId_ = 0;
+    QList<Row> rows_;
+};
+
+}  // namespace folio::app

@@ -1,0 +1,38 @@
+#include "app/gui/monitor/monitor_model.h"
+
+#include "app/gui/chat/thread_guard.h"
+
+namespace folio::app {
+
+MonitorModel::MonitorModel(std::function<QString(qint64)> titleOf, QObject* parent)
+    : QObject(parent), sequences_(std::move(titleOf)) {}
+
+void MonitorModel::apply(const StatsSnapshot& s) {
+    requireOwnThread(this, "MonitorModel::apply");
+    s_ = s;
+    ++updates_;
+    decode_.append(s.decodeTokS);
+    prefill_.append(s.prefillTokS);
+    kv_.append(double(s.blocksUsed));
+    batch_.append(s.batchSeqs);
+    memory_.append(memoryUsedGiB());
+    sequences_.setSequences(s.sequences);
+    emit updated();
+}
+
+QString MonitorModel::formatBytes(double bytes) {
+    const double mib = bytes / double(1 << 20);
+    if (mib < 1) return QStringLiteral("%1 KiB").arg(bytes / 1024.0, 0, 'f', 0);
+    if (mib < 1024) return QStringLiteral("%1 MiB").arg(mib, 0, 'f', 0);
+    return QStringLiteral("%1 GiB").arg(mib / 1024.0, 0, 'f', 2);
+}
+
+void MonitorModel::reset() {
+    s_ = {};
+    updates_ = 0;
+    for (TimeSeries* t : {&decode_, &prefill_, &kv_, &batch_, &memory_}) t->clear();
+    sequences_.setSequences({});
+    emit updated();
+}
+
+}  // namespace folio::app

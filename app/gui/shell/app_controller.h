@@ -1,0 +1,114 @@
+#pragma once
+// Everything the QML views use, made and wired once: the store, the engine bridge, the generation
+// hub, the list models, the monitor, side-by-side and the model library. QML receives it as the
+// root's required property `app` (no context properties, no globals).
+#include <QObject>
+#include <memory>
+#include <QtQml/qqmlregistration.h>
+
+#include "app/gui/shell/app_options.h"
+
+#include "app/gui/bridge/engine_bridge.h"
+#include "app/gui/chat/chat_actions.h"
+#include "app/gui/chat/conversation_list_model.h"
+#include "app/gui/chat/conversation_settings.h"
+#include "app/gui/chat/message_list_model.h"
+#include "app/gui/chat/sampling_presets.h"
+#include "app/gui/chat/search_results_model.h"
+#include "app/gui/compare/compare_model.h"
+#include "app/gui/models/model_library.h"
+#include "app/gui/monitor/monitor_model.h"
+#include "app/gui/shell/log_model.h"
+
+namespace folio::app {
+
+class ChatStore;
+class ReplyJournal;
+class GenerationHub;
+
+class AppController : public QObject {
+    Q_OBJECT
+    QML_ELEMENT
+    QML_UNCREATABLE("made by main()")
+    Q_PROPERTY(folio::app::EngineBridge* engine READ engine CONSTANT)
+    Q_PROPERTY(folio::app::ChatActions* chat READ chat CONSTANT)
+    Q_PROPERTY(folio::app::ConversationListModel* allConversations READ allConversations CONSTANT)
+    Q_PROPERTY(folio::app::ConversationFilterModel* conversations READ conversations CONSTANT)
+    Q_PROPERTY(folio::app::SearchResultsModel* search READ search CONSTANT)
+    Q_PROPERTY(folio::app::MessageListModel* messages READ messages CONSTANT)
+    Q_PROPERTY(folio::app::ConversationSettings* settings READ settings CONSTANT)
+    Q_PROPERTY(folio::app::SamplingPresetModel* presets READ presets CONSTANT)
+    Q_PROPERTY(folio::app::MonitorModel* monitor READ monitor CONSTANT)
+    Q_PROPERTY(folio::app::CompareModel* compare READ compare CONSTANT)
+    Q_PROPERTY(folio::app::ModelLibrary* library READ library CONSTANT)
+    Q_PROPERTY(folio::app::LogModel* log READ log CONSTANT)
+    Q_PROPERTY(qint64 currentConversationId READ currentConversationId WRITE setCurrentConversationId NOTIFY currentConversationChanged)
+    Q_PROPERTY(QString currentTitle READ currentTitle NOTIFY currentConversationChanged)
+    Q_PROPERTY(int generatingCount READ generatingCount NOTIFY generatingCountChanged)
+    Q_PROPERTY(QString dataDir READ dataDir CONSTANT)
+    Q_PROPERTY(QString storeNotice READ storeNotice NOTIFY storeNoticeChanged)
+    Q_PROPERTY(QString themeMode READ themeMode WRITE setThemeMode NOTIFY themeModeChanged)
+public:
+    AppController(const AppOptions& options, LogModel* log, QObject* parent = nullptr);
+    ~AppController() override;
+
+    // Loads the model from --model or the last one used, if any.
+    void start();
+
+    EngineBridge* engine() const { return bridge_.get(); }
+    ChatActions* chat() const { return actions_.get(); }
+    ConversationListModel* allConversations() const { return conversationList_.get(); }
+    ConversationFilterModel* conversations() const { return conversationFilter_.get(); }
+    SearchResultsModel* search() const { return search_.get(); }
+    MessageListModel* messages() const { return messages_.get(); }
+    ConversationSettings* settings() const { return settings_.get(); }
+    SamplingPresetModel* presets() const { return presets_.get(); }
+    MonitorModel* monitor() const { return monitor_.get(); }
+    CompareModel* compare() const { return compare_.get(); }
+    ModelLibrary* library() const { return library_.get(); }
+    LogModel* log() const { return log_; }
+    GenerationHub* hub() const { return hub_.get(); }
+    ChatStore* store() const { return store_.get(); }
+
+    qint64 currentConversationId() const { return currentConversationId_; }
+    void setCurrentConversationId(qint64 id);
+    QString currentTitle() const;
+    int generatingCount() const;
+    QString dataDir() const { return options_.dataDir; }
+    QString storeNotice() const { return storeNotice_; }
+    QString themeMode() const;
+    void setThemeMode(const QString& mode);
+
+    // A new chat that becomes the current one.
+    Q_INVOKABLE qint64 newChat();
+    Q_INVOKABLE void loadModel(const QString& spec);
+    Q_INVOKABLE void dismissStoreNotice();
+
+signals:
+    void currentConversationChanged();
+    void generatingCountChanged();
+    void storeNoticeChanged();
+    void themeModeChanged();
+
+private:
+    AppOptions options_;
+    LogModel* log_;
+    QString storeNotice_;
+    qint64 currentConversationId_ = 0;
+    std::unique_ptr<ChatStore> store_;
+    std::unique_ptr<ReplyJournal> journal_;
+    std::unique_ptr<EngineBridge> bridge_;
+    std::unique_ptr<GenerationHub> hub_;
+    std::unique_ptr<ChatActions> actions_;
+    std::unique_ptr<ConversationListModel> conversationList_;
+    std::unique_ptr<ConversationFilterModel> conversationFilter_;
+    std::unique_ptr<SearchResultsModel> search_;
+    std::unique_ptr<MessageListModel> messages_;
+    std::unique_ptr<ConversationSettings> settings_;
+    std::unique_ptr<SamplingPresetModel> presets_;
+    std::unique_ptr<MonitorModel> monitor_;
+    std::unique_ptr<CompareModel> compare_;
+    std::unique_ptr<ModelLibrary> library_;
+};
+
+}  // namespace folio::app

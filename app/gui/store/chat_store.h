@@ -1,0 +1,65 @@
+#pragma once
+// The chat history: conversations, the message tree (branches), replies saved as they stream, and
+// full-text search. One instance per database file, used on the GUI thread only.
+#include <QList>
+#include <QSqlDatabase>
+#include <QString>
+
+#include "app/gui/store/store_types.h"
+
+namespace folio::app {
+
+class ChatStore {
+public:
+    // Opens (creating, migrating or moving a damaged file aside) and marks replies that were still
+    // streaming when the last process died as interrupted. Throws StoreError.
+    explicit ChatStore(const QString& path);
+    ~ChatStore();
+    ChatStore(const ChatStore&) = delete;
+    ChatStore& operator=(const ChatStore&) = delete;
+
+    QString path() const { return path_; }
+    // Non-empty when the previous file was unreadable and moved aside (show it to the user).
+    QString recoveryMessage() const { return recoveryMessage_; }
+    // How many replies were found interrupted at open.
+    int interruptedAtOpen() const { return interruptedAtOpen_; }
+
+    // Conversations, most recently updated first.
+    QList<ConversationRecord> conversations() const;
+    ConversationRecord conversation(qint64 id) const;  // id 0 when absent
+    qint64 createConversation(const QString& title, const QString& systemPrompt,
+                              const SamplingSettings& sampling, const QString& preset);
+    void renameConversation(qint64 id, const QString& title);
+    void updateSettings(qint64 id, const QString& systemPrompt, const SamplingSettings& sampling,
+                        const QString& preset);
+    void deleteConversation(qint64 id);  // with all its messages
+    void setActiveLeaf(qint64 conversationId, qint64 leafId);
+
+    // Messages. addMessage fills id and createdAt and makes the message the active leaf.
+    qint64 addMessage(MessageRecord& m);
+    MessageRecord message(qint64 id) const;  // id 0 when absent
+    // Saves the text of a streaming reply (cheap: one UPDATE).
+    void updateContent(qint64 messageId, const QString& content);
+    void finishReply(qint64 messageId, const QString& content, const ReplyStats& stats, MessageStatus status);
+    // The branch on screen: root .. active leaf.
+    QList<MessageRecord> activePath(qint64 conversationId) const;
+    // Messages sharing `m`'s parent (including m), oldest first.
+    QList<qint64> siblings(const MessageRecord& m) const;
+    // The newest leaf in the subtree under `messageId` (itself when it has no children).
+    qint64 newestLeafUnder(qint64 messageId) const;
+    QList<MessageRecord> allMessages(qint64 conversationId) const;  // every branch, by id
+
+    // FTS5 search over every message; `query` is plain words (quoted for FTS), newest first.
+    QList<SearchHit> search(const QString& query, int limit = 50) const;
+
+    QSqlDatabase& database() { return db_; }
+
+private:
+    QString path_;
+    QString connection_;
+    QSqlDatabase db_;
+    QString recoveryMessage_;
+    int interruptedAtOpen_ = 0;
+};
+
+}  // namespace folio::app

@@ -1,0 +1,71 @@
+#pragma once
+// Plain records of the chat history as the store reads and writes them (GUI thread only).
+#include <QJsonObject>
+#include <QString>
+#include <QtGlobal>
+
+namespace folio::app {
+
+// Per-conversation (and per-reply, as used) sampling settings. seed < 0: a new random seed per reply.
+struct SamplingSettings {
+    double temperature = 0.7;
+    double topP = 0.9;
+    int topK = 40;
+    double minP = 0.05;
+    double repetitionPenalty = 1.1;
+    int maxTokens = 512;
+    qint64 seed = -1;
+
+    QJsonObject toJson() const;
+    static SamplingSettings fromJson(const QJsonObject& o);  // missing fields keep their defaults
+    bool operator==(const SamplingSettings&) const = default;
+};
+
+enum class MessageStatus { Complete, Streaming, Interrupted, Error };
+QString statusName(MessageStatus s);             // "complete", "streaming", "interrupted", "error"
+MessageStatus statusFromName(const QString& s);  // unknown names read as Complete
+
+struct ConversationRecord {
+    qint64 id = 0;
+    QString title;
+    qint64 createdAt = 0;  // ms since the epoch
+    qint64 updatedAt = 0;
+    QString systemPrompt;
+    SamplingSettings sampling;
+    QString preset;
+    qint64 activeLeafId = 0;  // 0: no message yet
+};
+
+// What the engine reported for a finished (or interrupted) reply.
+struct ReplyStats {
+    int promptTokens = 0;
+    int cachedPromptTokens = 0;
+    int generatedTokens = 0;
+    double ttftMs = 0;
+    double prefillTokS = 0;
+    double decodeTokS = 0;
+    QString finishReason;  // engine names: "stop", "length", "cancelled", ... ; empty while streaming
+};
+
+struct MessageRecord {
+    qint64 id = 0;
+    qint64 conversationId = 0;
+    qint64 parentId = 0;  // 0: first message of a branch root
+    QString role;         // "user" or "assistant"
+    QString content;
+    QString model;        // assistant: the model that wrote it
+    SamplingSettings sampling;
+    ReplyStats stats;
+    MessageStatus status = MessageStatus::Complete;
+    qint64 createdAt = 0;
+};
+
+struct SearchHit {
+    qint64 conversationId = 0;
+    qint64 messageId = 0;
+    QString conversationTitle;
+    QString role;
+    QString snippet;  // matched terms between \x02 and \x03
+};
+
+}  // namespace folio::app

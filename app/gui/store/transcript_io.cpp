@@ -1,0 +1,146 @@
+#include "app/gui/store/transcript_io.h"
+
+#include <QHash>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+
+#include "app/gui/store/chat_store.h"
+#include "app/gui/store/store_error.h"
+
+namespace folio::app {
+namespace {
+
+constexpr const char* kFormat = "folio-conversation";
+constexpr int kFormatVersion = 1;
+
+QString roleHeading(const MessageRecord& m) {
+    if (m.role == QLatin1String("user")) return QStringLiteral("## You");
+    QString h = QStringLiteral("## Assistant");
+    if (!m.model.isEmpty()) h += QStringLiteral(" (%1)").arg(m.model);
+    return h;
+}
+
+}  // namespace
+
+QString exportMarkdown(const ChatStore& store, qint64 conversationId) {
+    const ConversationRecord c = store.conversation(conversationId);
+    if (c.id == 0) throw StoreError(QStringLiteral("conversation %1 does not exist").arg(conversationId));
+    QString md = QStringLiteral("# %1\n\n").arg(c.title.isEmpty() ? QStringLiteral("Untitled chat") : c.title);
+    if (!c.systemPrompt.isEmpty()) {
+        QString quoted = c.systemPrompt;
+        quoted.replace('\n', QStringLiteral("\n> "));
+        md += QStringLiteral("> **System prompt:** %1\n\n").arg(quoted);
+    }
+    for (const MessageRecord& m : store.activePath(conversationId)) {
+        md += roleHeading(m) + "\n\n" + m.content.trimmed() + "\n\n";
+        if (m.status == MessageStatus::Interrupted) md += QStringLiteral("*(reply interrupted)*\n\n");
+    }
+    return md;
+}
+
+QByteArray exportJson(const ChatStore& store, qint64 conversationId) {
+    const ConversationRecord c = store.conversation(conversationId);
+    if (c.id == 0) throw StoreError(QStringLiteral("conversation %1 does not exist").arg(conversationId));
+    QJsonArray messages;
+    for (const MessageRecord& m : store.allMessages(conversationId)) {
+        QJsonObject o{{"id", m.id}, {"role", m.role}, {"content", m.content}, {"created_at", m.createdAt},
+                      {"status", statusName(m.status)}};
+        o["parent"] = m.parentId > 0 ? QJsonValue(m.parentId) : QJsonValue();
+        if (m.role == QLatin1String("assistant")) {
+            o["model"] = m.model;
+            o["sampling"] = m.sampling.toJson();
+            o["finish_reason"] = m.stats.finishReason;
+            o["prompt_tokens"] = m.stats.promptTokens;
+            o["cached_prompt_tokens"] = m.stats.cachedPromptTokens;
+            o["generated_tokens"] = m.stats.generatedTokens;
+            o["ttft_ms"] = m.stats.ttftMs;
+            o["prefill_tok_s"] = m.stats.prefillTokS;
+            o["decode_tok_s"] = m.stats.decodeTokS;
+        }
+        messages.append(o);
+    }
+    QJsonObject root{{"format", kFormat}, {"version", kFormatVersion}, {"title", c.title},
+                     {"created_at", c.createdAt}, {"system_prompt", c.systemPrompt},
+                     {"sampling", c.sampling.toJson()}, {"preset", c.preset}, {"messages", messages}};
+    root["active_leaf"] = c.activeLeafId > 0 ? QJsonValue(c.activeLeafId) : QJsonValue();
+    return QJsonDocument(root).toJson(QJsonDocument::Indented);
+}
+
+qint64 importJson(ChatStore& store, const QByteArray& json) {
+    QJsonParseError err{};
+    const QJsonDocument doc = QJsonDocument::fromJson(json, &err);
+    if (err.error != QJsonParseError::NoError) {
+        throw StoreError(QStringLiteral("not a valid JSON file: %1 at byte %2").arg(err.errorString()).arg(err.offset));
+    }
+    const QJsonObject root = doc.object();
+    if (root.value("format").toString() != QLatin1String(kFormat)) {
+        throw StoreError(QStringLiteral("not a Folio conversation export (\"format\" must be \"%1\")").arg(kFormat));
+    }
+    if (root.value("version").toInt() > kFormatVersion) {
+        throw StoreError(QStringLiteral("this export has format version %1; this Folio reads version %2 and older")
+                             .arg(root.value("version").toInt()).arg(kFormatVersion));
+    }
+    const QJsonArray messages = root.value("messages").toArray();
+    // Validate everything first: ids unique, parents defined earlier, roles known.
+    QSet<qint64> seen;
+    for (int i = 0; i < messages.size(); ++i) {
+        const QJsonObject m = messages[i].toObject();
+        const qint64 id = m.value("id").toInteger(-1);
+        const QString role = m.value("role").toString();
+        if (id <= 0 || seen.contains(id)) throw StoreError(QStringLiteral("messages[%1].id is missing or repeated").arg(i));
+        if (role != QLatin1String("user") && role != QLatin1String("assistant")) {
+            throw StoreError(QStringLiteral("messages[%1].role is \"%2\"; expected \"user\" or \"assistant\"").arg(i).arg(role));
+        }
+        if (!m.value("content").isString()) throw StoreError(QStringLiteral("messages[%1].content must be a string").arg(i));
+        const QJsonValue parent = m.value("parent");
+        if (!parent.isNull() && !parent.isUndefined() && !seen.contains(parent.toInteger(-1))) {
+            throw StoreError(QStringLiteral("messages[%1].parent refers to a message that does not come before it").arg(i));
+        }
+        seen.insert(id);
+    }
+    const QJsonValue leaf = root.value("active_leaf");
+    if (!leaf.isNull() && !leaf.isUndefined() && !seen.contains(leaf.toInteger(-1))) {
+        throw StoreError("active_leaf refers to no message in the file");
+    }
+
+    QSqlDatabase& db = store.database();
+    db.transaction();
+    try {
+        const qint64 cid = store.createConversation(root.value("title").toString(), root.value("system_prompt").toString(),
+                                                    SamplingSettings::fromJson(root.value("sampling").toObject()),
+                                                    root.value("preset").toString());
+        QHash<qint64, qint64> newId;
+        for (const QJsonValue& v : messages) {
+            const QJsonObject o = v.toObject();
+            MessageRecord m;
+            m.conversationId = cid;
+            m.parentId = o.value("parent").isNull() ? 0 : newId.value(o.value("parent").toInteger());
+            m.role = o.value("role").toString();
+            m.content = o.value("content").toString();
+            m.model = o.value("model").toString();
+            m.sampling = SamplingSettings::fromJson(o.value("sampling").toObject());
+            m.stats.finishReason = o.value("finish_reason").toString();
+            m.stats.promptTokens = o.value("prompt_tokens").toInt();
+            m.stats.cachedPromptTokens = o.value("cached_prompt_tokens").toInt();
+            m.stats.generatedTokens = o.value("generated_tokens").toInt();
+            m.stats.ttftMs = o.value("ttft_ms").toDouble();
+            m.stats.prefillTokS = o.value("prefill_tok_s").toDouble();
+            m.stats.decodeTokS = o.value("decode_tok_s").toDouble();
+            m.status = statusFromName(o.value("status").toString());
+            m.createdAt = o.value("created_at").toInteger(0);
+            // A reply that was streaming when exported is not streaming in this database.
+            if (m.status == MessageStatus::Streaming) m.status = MessageStatus::Interrupted;
+            store.addMessage(m);
+            newId.insert(o.value("id").toInteger(), m.id);
+        }
+        if (!leaf.isNull() && !leaf.isUndefined()) store.setActiveLeaf(cid, newId.value(leaf.toInteger()));
+        db.commit();
+        return cid;
+    } catch (...) {
+        db.rollback();
+        throw;
+    }
+}
+
+}  // namespace folio::app

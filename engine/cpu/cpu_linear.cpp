@@ -1,0 +1,57 @@
+#include "engine/cpu/cpu_linear.h"
+
+#include <algorithm>
+
+#include "engine/core/thread_pool.h"
+#include "engine/cpu/kernels.h"
+
+namespace folio::cpu {
+
+PreparedLinear prepare_linear(const Linear& l) {
+    PreparedLinear p;
+    p.kind = l.kind;
+    p.in = l.in;
+    p.out = l.out;
+    if (l.kind == Linear::Kind::Dense) p.dense = l.dense;
+    else p.awq = pack_awq(l.awq);
+    return p;
+}
+
+namespace {
+struct Task {
+    const LinearOut* target;
+    int begin, end;  // column blocks (AWQ) or rows (dense)
+};
+}  // namespace
+
+void run_linears(std::initializer_list<LinearOut> targets, const float* x, int m, int act_parts, QuantizedActs& acts,
+                 ThreadPool& pool) {
+    const KernelTable& k = kernels();
+    bool quantized = false;
+    // Work units: 16-column blocks for AWQ, rows for dense. Chunks of about a quarter of a thread's
+    // share keep both threads busy to the end while each chunk streams one contiguous weight range.
+    int64_t units = 0;
+    for (const auto& t : targets) units += t.w->kind == Linear::Kind::Awq ? t.w->awq.num_col_blocks : t.w->out;
+    const int64_t per_chunk = std::max<int64_t>(1, units / (int64_t(pool.size()) * 4));
+    std::vector<Task> tasks;
+    for (const auto& t : targets) {
+        if (t.w->kind == Linear::Kind::Awq && !quantized) {
+            quantize_acts(x, m, t.w->in, t.w->awq.group_size, act_parts, acts, &pool);
+            quantized = true;
+        }
+        const int n = t.w->kind == Linear::Kind::Awq ? t.w->awq.num_col_blocks : t.w->out;
+        const int step = int(std::max<int64_t>(t.w->kind == Linear::Kind::Awq ? 1 : 4, per_chunk));
+        for (int b = 0; b < n; b += step) tasks.push_back({&t, b, std::min(n, b + step)});
+    }
+    pool.run(int64_t(tasks.size()), [&](int64_t i) {
+        const Task& task = tasks[size_t(i)];
+        const PreparedLinear& w = *task.target->w;
+        if (w.kind == Linear::Kind::Awq) {
+            k.awq_int(w.awq, task.begin, task.end, acts, m, task.target->y, w.out);
+        } else {
+            k.dense_rows(w.dense, task.begin, task.end, x, m, task.target->y);
+        }
+    });
+}
+
+}  // namespace folio::cpu

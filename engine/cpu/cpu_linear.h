@@ -1,0 +1,37 @@
+#pragma once
+// The backend's view of one nn.Linear: dense matrices stay views into the checkpoint, AWQ matrices
+// are repacked at load (awq_packed.h). Linears that read the same input (q/k/v, gate/up) run as one
+// job on the pool, so a step pays one dispatch for them and both threads stream disjoint ranges.
+#include <initializer_list>
+#include <vector>
+
+#include "engine/cpu/act_quant.h"
+#include "engine/cpu/awq_packed.h"
+#include "engine/model/weights.h"
+
+namespace folio {
+class ThreadPool;
+}
+
+namespace folio::cpu {
+
+struct PreparedLinear {
+    Linear::Kind kind = Linear::Kind::Dense;
+    int in = 0, out = 0;
+    DenseMatrix dense;  // kind == Dense
+    AwqPacked awq;      // kind == Awq
+};
+
+PreparedLinear prepare_linear(const Linear& l);
+
+struct LinearOut {
+    const PreparedLinear* w;
+    float* y;  // [m, w->out]
+};
+
+// y = x . W^T for every target, all reading x [m, in]. AWQ targets use `acts` (re-quantized here
+// from x with `act_parts` int8 parts; see act_quant.h); dense ones compute in fp32.
+void run_linears(std::initializer_list<LinearOut> targets, const float* x, int m, int act_parts, QuantizedActs& acts,
+                 ThreadPool& pool);
+
+}  // namespace folio::cpu

@@ -1,0 +1,66 @@
+#pragma once
+// Paged attention over the KV pools (KvLayout order, fp16), for the decode tokens of a step
+// (PagedAttention v1/v2: one query token per sequence, long contexts split into partitions that
+// separate thread blocks handle and a second kernel merges) and for prefill chunks (several query
+// tokens per sequence, causal, reading the cached prefix and the chunk's own K/V - written to the
+// pool before - through the block table). Softmax in fp32 with the max subtracted; GQA: query head h
+// reads KV head h / (num_heads / num_kv_heads). Supported head_dim: 8, 16, 32, 64, 80, 96, 128, 256.
+#include <cstdint>
+
+#include "kernels/common/cuda_compat.h"
+
+namespace folio::cuda {
+
+bool attention_supports_head_dim(int head_dim);
+
+struct PagedKv {
+    const __half* k_pool = nullptr;  // one layer's K pool
+    const __half* v_pool = nullptr;
+    int num_kv_heads = 0;
+    int head_dim = 0;
+    int block_size = 16;
+    const int32_t* block_tables = nullptr;  // [num_seqs, max_blocks_per_seq] physical block ids
+    int max_blocks_per_seq = 0;
+};
+
+struct DecodeAttention {
+    const __half* q = nullptr;  // query rows; head h of row r at q + r * q_stride + h * head_dim
+    int q_stride = 0;
+    __half* out = nullptr;      // [rows, num_heads * head_dim] at out + r * out_stride
+    int out_stride = 0;
+    const int32_t* q_rows = nullptr;    // [num_seqs] row of each sequence's query token
+    const int32_t* seq_lens = nullptr;  // [num_seqs] keys to attend (the cache incl. this token); 0: padding, writes zeros
+    int num_seqs = 0;
+    int num_heads = 0;
+    float scale = 1.0f;
+    int partition_size = 512;  // keys per thread block
+    int max_partitions = 1;    // partitions the grid provides for (>= ceil(max seq_len / partition_size))
+    // Workspace when max_partitions > 1 (decode_attention_workspace_floats() floats).
+    float* workspace = nullptr;
+};
+
+size_t decode_attention_workspace_floats(int num_seqs, int num_heads, int head_dim, int max_partitions);
+void decode_attention(const DecodeAttention& a, const PagedKv& kv, cudaStream_t stream);
+
+struct PrefillAttention {
+    const __half* q = nullptr;  // as DecodeAttention
+    int q_stride = 0;
+    __half* out = nullptr;
+    int out_stride = 0;
+    int num_heads = 0;
+    float scale = 1.0f;
+    // Per sequence (index into the block tables): first query row, query tokens, tokens cached before.
+    const int32_t* seq_q_row = nullptr;
+    const int32_t* seq_num_q = nullptr;
+    const int32_t* seq_context_before = nullptr;
+    // Work items: query tiles of prefill_tile_rows(head_dim) tokens; tile i covers tokens
+    // tile_q0[i] .. of sequence tile_seq[i].
+    const int32_t* tile_seq = nullptr;
+    const int32_t* tile_q0 = nullptr;
+    int num_tiles = 0;
+};
+
+int prefill_tile_rows(int head_dim);
+void prefill_attention(const PrefillAttention& a, const PagedKv& kv, cudaStream_t stream);
+
+}  // namespace folio::cuda

@@ -1,0 +1,28 @@
+#pragma once
+// fp16 GEMMs through cuBLAS (device builds only; the SIMT build has no cuBLAS and uses gemm_mma).
+#include <memory>
+
+#include "kernels/common/cuda_compat.h"
+#include "kernels/device_buffer.h"
+
+namespace folio::cuda {
+
+class CublasGemm {
+public:
+    CublasGemm();
+    ~CublasGemm();
+    CublasGemm(const CublasGemm&) = delete;
+    CublasGemm& operator=(const CublasGemm&) = delete;
+
+    // y[m, n] = x[m, k] . W^T, fp32 accumulation; W is [n, k] (nn.Linear) or, with w_is_kn, [k, n]
+    // (a dequantised AWQ matrix). y fp16 or fp32. Graph-capture safe (own workspace).
+    void gemm(const __half* w, bool w_is_kn, const __half* x, int m, int k, int n, void* y, bool out_fp32, cudaStream_t stream);
+
+    size_t workspace_bytes() const { return workspace_.bytes(); }
+
+private:
+    void* handle_ = nullptr;  // cublasHandle_t
+    DeviceBuffer<unsigned char> workspace_;
+};
+
+}  // namespace folio::cuda

@@ -1,0 +1,364 @@
+#include "kernels/cuda_backend.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+
+#include "engine/model/model.h"
+#include "kernels/attention.h"
+#include "kernels/common/cuda_check.h"
+#include "kernels/decode_graphs.h"
+#include "kernels/device_buffer.h"
+#include "kernels/device_model.h"
+#include "kernels/gpu_monitor.h"
+#include "kernels/model_runner.h"
+#include "kernels/rope_kv.h"
+#include "kernels/step_inputs.h"
+
+namespace folio {
+
+namespace cuda {
+namespace {
+
+// Sizes for messages: GB with one decimal, or MB below a gigabyte.
+std::string gb(double bytes) {
+    char buf[32];
+    if (bytes >= 1e9) std::snprintf(buf, sizeof(buf), "%.1f GB", bytes / 1e9);
+    else std::snprintf(buf, sizeof(buf), "%.0f MB", bytes / 1e6);
+    return buf;
+}
+
+// Device bytes the weights will take (fp16 dense, AWQ as stored), before uploading any.
+uint64_t estimate_weight_bytes(const Model& model) {
+    auto lin = [](const Linear& l) -> uint64_t {
+        if (l.kind == Linear::Kind::Awq) return uint64_t(l.in) * l.out / 2 + uint64_t(l.in / l.awq.group_size) * l.out * 5 / 2;
+        return uint64_t(l.in) * l.out * 2;
+    };
+    const ModelWeights& w = model.weights;
+    uint64_t b = uint64_t(w.embed_tokens.numel()) * 2;
+    for (const auto& L : w.layers)
+        for (const Linear* l : {&L.q_proj, &L.k_proj, &L.v_proj, &L.o_proj, &L.gate_proj, &L.up_proj, &L.down_proj}) b += lin(*l);
+    if (!(w.lm_head.kind == Linear::Kind::Dense && w.lm_head.dense.data == w.embed_tokens.data)) b += lin(w.lm_head);
+    return b;
+}
+
+int env_int(const char* name, int fallback) {
+    const char* v = std::getenv(name);
+    return v && *v ? std::atoi(v) : fallback;
+}
+
+class CudaBackend final : public Backend {
+public:
+    CudaBackend(const Model& model, const BackendOptions& options);
+    ~CudaBackend() override {
+        if (stream_) cudaStreamSynchronize(stream_->get());
+    }
+
+    std::string name() const override { return "cuda"; }
+    std::string device_name() const override { return device_name_; }
+    size_t kv_bytes_per_block(const KvLayout& layout) const override { return layout.bytes_per_block(sizeof(__half)); }
+    int64_t plan_kv_blocks(const KvLayout& layout, uint64_t budget_bytes, int64_t min_blocks) const override;
+    void allocate_kv(const KvLayout& layout) override;
+    void forward(const ForwardBatch& batch, std::vector<float>& logits) override;
+    void forward_and_sample(const ForwardBatch& batch, const std::vector<SamplingRow>& rows, std::vector<int32_t>& sampled) override;
+    void copy_blocks(const std::vector<std::pair<int32_t, int32_t>>& src_dst) override;
+    MemoryInfo memory() const override;
+
+private:
+    void profile_activations();
+    void set_pools(const KvLayout& layout, int max_context);
+    void enqueue_sampled_step(const StepCounts& c);
+    void finish_sampled_step(int rows, std::vector<int32_t>& sampled);
+    cudaStream_t s() const { return stream_->get(); }
+    int tile_rows() const { return prefill_tile_rows(model_.config.head_dim); }
+
+    const Model& model_;
+    BackendOptions options_;
+    std::string device_name_;
+    int sm_count_ = 1;
+    std::unique_ptr<Stream> stream_;
+    std::unique_ptr<GpuMonitor> monitor_;
+    DeviceModel weights_;
+    RunnerConfig rc_;
+    std::unique_ptr<ModelRunner> runner_;
+    std::unique_ptr<StepInputs> inputs_;
+    KvLayout layout_;
+    std::vector<DeviceBuffer<__half>> k_pools_, v_pools_;
+    DeviceBuffer<__half*> pool_ptrs_;
+    DeviceBuffer<int32_t> sampled_dev_;
+    PinnedBuffer<int32_t> sampled_host_;
+    DeviceBuffer<int32_t> pairs_dev_;
+    PinnedBuffer<int32_t> pairs_host_;
+    std::unique_ptr<Event> pairs_done_;
+    DecodeGraphs graphs_;
+};
+
+CudaBackend::CudaBackend(const Model& model, const BackendOptions& options) : model_(model), options_(options) {
+    check(cudaSetDevice(options.device), "cudaSetDevice");
+    cudaDeviceProp prop;
+    check(cudaGetDeviceProperties(&prop, options.device), "cudaGetDeviceProperties");
+    device_name_ = prop.name;
+    sm_count_ = std::max(1, prop.multiProcessorCount);
+    if (prop.major < 8)
+        throw Error("CUDA backend: " + device_name_ + " has compute capability " + std::to_string(prop.major) + "." +
+                    std::to_string(prop.minor) + "; the kernels need 8.0 or newer (tensor-core mma.sync, cp.async); use --backend cpu");
+    if (!(options.gpu_memory_utilization > 0.0f && options.gpu_memory_utilization <= 1.0f))
+        throw Error("gpu_memory_utilization must be in (0, 1], not " + std::to_string(options.gpu_memory_utilization));
+    check_model_supported(model);
+    stream_ = std::make_unique<Stream>();
+    monitor_ = std::make_unique<GpuMonitor>(options.device);
+    pairs_done_ = std::make_unique<Event>();
+
+    size_t free_b = 0, total_b = 0;
+    check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
+    const uint64_t need = estimate_weight_bytes(model);
+    if (need > free_b)
+        throw Error("the model does not fit on " + device_name_ + ": weights " + gb(double(need)) + " > " + gb(double(free_b)) +
+                    " free of " + gb(double(total_b)) + "; free GPU memory or use a smaller or AWQ-quantised model");
+    weights_ = upload_model(model, s(), options.progress);
+
+    rc_.max_seqs = std::max(1, options.max_num_seqs);
+    rc_.max_tokens = std::max(std::max(1, options.max_num_batched_tokens), rc_.max_seqs);
+    rc_.max_model_len = std::max(1, model.context_length());
+    rc_.partition_size = env_int("FOLIO_CUDA_PARTITION_SIZE", 512);
+    rc_.policy = LinearPolicy::from_environment();
+    runner_ = std::make_unique<ModelRunner>(model.config, weights_, rc_, sm_count_);
+    sampled_dev_ = DeviceBuffer<int32_t>(size_t(rc_.max_seqs), "sampled ids");
+    sampled_host_ = PinnedBuffer<int32_t>(size_t(rc_.max_seqs));
+    if (const char* g = std::getenv("FOLIO_CUDA_GRAPHS"); g && std::string(g) == "0") options_.cuda_graphs = false;
+    profile_activations();
+}
+
+// Runs the largest step once on a one-block pool: every kernel module gets loaded and every
+// workspace allocated, so the memory left afterwards is what the KV pool can have.
+void CudaBackend::profile_activations() {
+    KvLayout tmp;
+    tmp.num_layers = model_.config.num_layers;
+    tmp.num_kv_heads = model_.config.num_kv_heads;
+    tmp.head_dim = model_.config.head_dim;
+    tmp.block_size = 16;
+    tmp.num_blocks = 1;
+    set_pools(tmp, rc_.max_model_len);
+    // Half the sequences decode (one token), the rest share the remaining tokens as prefill chunks:
+    // both attention kernels, every linear at its largest row count, lm_head and the sampler run.
+    const int S = std::min(rc_.max_seqs, rc_.max_tokens);
+    const int decodes = S / 2, prefills = S - decodes;
+    const int T = std::min(rc_.max_tokens, decodes + prefills * rc_.max_model_len);
+    const int prefill_tokens = T - decodes;
+    ForwardBatch b;
+    b.tokens.assign(size_t(T), 0);
+    int off = 0;
+    for (int i = 0; i < S; ++i) {
+        SeqSlice sl;
+        sl.seq_id = -1;
+        sl.token_offset = off;
+        const int p = i - decodes;
+        sl.num_tokens = i < decodes ? 1 : prefill_tokens / prefills + (p < prefill_tokens % prefills ? 1 : 0);
+        sl.num_blocks = (sl.num_tokens + 15) / 16;
+        sl.block_table_offset = int(b.block_tables.size());
+        sl.want_logits = true;
+        b.block_tables.insert(b.block_tables.end(), size_t(sl.num_blocks), 0);
+        b.seqs.push_back(sl);
+        off += sl.num_tokens;
+    }
+    SamplingParams params;  // greedy: the same kernels as sampling, at a fraction of the cost
+    params.temperature = 0.0f;
+    std::vector<SamplingRow> rows(static_cast<size_t>(S));
+    for (auto& r : rows) r.params = &params;
+    std::vector<int32_t> ids;
+    forward_and_sample(b, rows, ids);
+    check(cudaStreamSynchronize(s()), "profile step");
+    // The real pools come with allocate_kv.
+    k_pools_.clear();
+    v_pools_.clear();
+    inputs_.reset();
+}
+
+void CudaBackend::set_pools(const KvLayout& layout, int max_context) {
+    graphs_.clear();
+    layout_ = layout;
+    k_pools_.clear();
+    v_pools_.clear();
+    const size_t elems = size_t(layout.num_blocks) * size_t(layout.block_elems());
+    std::vector<__half*> kp, vp, all;
+    for (int l = 0; l < layout.num_layers; ++l) {
+        k_pools_.emplace_back(elems, "KV cache");
+        v_pools_.emplace_back(elems, "KV cache");
+        check(cudaMemsetAsync(k_pools_.back().get(), 0, k_pools_.back().bytes(), s()), "cudaMemset");
+        check(cudaMemsetAsync(v_pools_.back().get(), 0, v_pools_.back().bytes(), s()), "cudaMemset");
+        kp.push_back(k_pools_.back().get());
+        vp.push_back(v_pools_.back().get());
+        all.push_back(kp.back());
+        all.push_back(vp.back());
+    }
+    pool_ptrs_ = DeviceBuffer<__half*>(all.size(), "KV pool table");
+    check(cudaMemcpy(pool_ptrs_.get(), all.data(), all.size() * sizeof(__half*), cudaMemcpyHostToDevice), "cudaMemcpy");
+    runner_->set_kv(layout, kp, vp, max_context);
+    StepCapacity cap;
+    cap.max_tokens = rc_.max_tokens;
+    cap.max_seqs = rc_.max_seqs;
+    cap.max_blocks_per_seq = (max_context + layout.block_size - 1) / layout.block_size;
+    cap.max_tiles = rc_.max_tokens / tile_rows() + rc_.max_seqs;
+    cap.max_penalty_ids = int(std::min<int64_t>(int64_t(rc_.max_seqs) * std::min(model_.config.vocab_size, rc_.max_model_len),
+                                                 int64_t(1) << 22));
+    inputs_.reset();
+    inputs_ = std::make_unique<StepInputs>(cap);
+    check(cudaStreamSynchronize(s()), "KV allocation");
+}
+
+int64_t CudaBackend::plan_kv_blocks(const KvLayout& layout, uint64_t budget_bytes, int64_t min_blocks) const {
+    size_t free_b = 0, total_b = 0;
+    check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
+    const double util = options_.gpu_memory_utilization;
+    // As vLLM: the pool gets gpu_memory_utilization of the device minus everything already in use
+    // (weights, activations, workspaces, the CUDA context, other processes).
+    const double used = double(total_b - free_b);
+    const double usable = double(total_b) * util - used;
+    const uint64_t per_block = kv_bytes_per_block(layout);
+    int64_t blocks = usable > 0 ? int64_t(usable / double(per_block)) : 0;
+    if (budget_bytes > 0) blocks = std::min<int64_t>(blocks, int64_t(budget_bytes / per_block));
+    if (blocks < min_blocks) {
+        const double ours = double(weights_.bytes + runner_->activation_bytes());
+        throw Error("the model does not fit on " + device_name_ + ": weights " + gb(double(weights_.bytes)) + " + activations " +
+                    gb(double(runner_->activation_bytes())) + " + minimum KV cache " + gb(double(min_blocks) * double(per_block)) +
+                    " (" + std::to_string(min_blocks) + " blocks) > " + gb(double(total_b) * util - std::max(0.0, used - ours)) +
+                    " usable (" + std::to_string(int(std::lround(util * 100))) + "% of " + gb(double(total_b)) + ", " +
+                    gb(std::max(0.0, used - ours)) +
+                    " held by the CUDA context and other processes); free GPU memory, raise gpu_memory_utilization, "
+                    "shorten the context or use a smaller model");
+    }
+    return blocks;
+}
+
+void CudaBackend::allocate_kv(const KvLayout& layout) {
+    const ModelConfig& c = model_.config;
+    if (layout.num_layers != c.num_layers || layout.num_kv_heads != c.num_kv_heads || layout.head_dim != c.head_dim ||
+        layout.block_size <= 0 || layout.num_blocks <= 0)
+        throw Error("CUDA backend: KV layout does not match the model");
+    const int64_t pool_tokens = layout.num_blocks * layout.block_size;
+    set_pools(layout, int(std::min<int64_t>(rc_.max_model_len, pool_tokens)));
+}
+
+void CudaBackend::forward(const ForwardBatch& batch, std::vector<float>& logits) {
+    if (!inputs_) throw Error("CUDA backend: forward() before allocate_kv()");
+    PackOptions po;
+    po.tile_rows = tile_rows();
+    const StepCounts c = pack_step(batch, nullptr, layout_, model_.config.vocab_size, po, *inputs_);
+    inputs_->upload(c, s());
+    runner_->forward(*inputs_, c, s());
+    const size_t n = size_t(c.num_logit_rows) * size_t(model_.config.vocab_size);
+    logits.resize(n);
+    if (n) check(cudaMemcpyAsync(logits.data(), runner_->logits(), n * sizeof(float), cudaMemcpyDeviceToHost, s()), "logits download");
+    check(cudaStreamSynchronize(s()), "forward");
+}
+
+void CudaBackend::enqueue_sampled_step(const StepCounts& c) {
+    inputs_->upload(c, s());
+    runner_->forward(*inputs_, c, s());
+    runner_->sample(*inputs_, c, sampled_dev_.get(), s());
+    if (c.num_logit_rows > 0)
+        check(cudaMemcpyAsync(sampled_host_.get(), sampled_dev_.get(), size_t(c.num_logit_rows) * sizeof(int32_t),
+                              cudaMemcpyDeviceToHost, s()),
+              "sampled ids download");
+}
+
+void CudaBackend::finish_sampled_step(int rows, std::vector<int32_t>& sampled) {
+    check(cudaStreamSynchronize(s()), "decode step");  // the one wait of a step: for the sampled ids
+    sampled.assign(sampled_host_.get(), sampled_host_.get() + rows);
+    for (int i = 0; i < rows; ++i)
+        if (sampled[size_t(i)] < 0)
+            throw Error("sampler: every logit of a row is NaN or -inf, so no token can be chosen (the forward pass produced "
+                        "no usable scores)");
+}
+
+void CudaBackend::forward_and_sample(const ForwardBatch& batch, const std::vector<SamplingRow>& rows,
+                                     std::vector<int32_t>& sampled) {
+    if (!inputs_) throw Error("CUDA backend: forward() before allocate_kv()");
+    const int S = int(batch.seqs.size());
+    const int R = batch.num_logit_rows();
+    bool graph = options_.cuda_graphs && S > 0 && R == S && S <= rc_.max_seqs;
+    int width = 0;
+    for (const auto& sq : batch.seqs) {
+        graph = graph && sq.num_tokens == 1;
+        width = std::max(width, (sq.context_before + sq.num_tokens + layout_.block_size - 1) / layout_.block_size);
+    }
+    for (const auto& r : rows)
+        if (r.params && (r.params->repetition_penalty != 1.0f || r.params->presence_penalty != 0.0f ||
+                         r.params->frequency_penalty != 0.0f))
+            graph = false;  // penalty id lists vary in size: eager
+    PackOptions po;
+    po.tile_rows = tile_rows();
+    if (!graph) {
+        const StepCounts c = pack_step(batch, &rows, layout_, model_.config.vocab_size, po, *inputs_);
+        enqueue_sampled_step(c);
+        return finish_sampled_step(R, sampled);
+    }
+    po.pad_decode_to = DecodeGraphs::padded_batch(S, rc_.max_seqs);
+    po.table_width = DecodeGraphs::padded_width(width, inputs_->capacity().max_blocks_per_seq);
+    const StepCounts c = pack_step(batch, &rows, layout_, model_.config.vocab_size, po, *inputs_);
+    const DecodeGraphs::Key key{po.pad_decode_to, po.table_width};
+    if (graphs_.has(key)) {
+        graphs_.launch(key, s());
+        return finish_sampled_step(R, sampled);
+    }
+    // First time for this shape: run it eagerly (loads every module), then capture it for next time.
+    enqueue_sampled_step(c);
+    finish_sampled_step(R, sampled);
+    graphs_.capture(key, s(), [&] { enqueue_sampled_step(c); });
+}
+
+void CudaBackend::copy_blocks(const std::vector<std::pair<int32_t, int32_t>>& src_dst) {
+    if (src_dst.empty()) return;
+    if (k_pools_.empty()) throw Error("CUDA backend: copy_blocks() before allocate_kv()");
+    for (const auto& [a, b] : src_dst)
+        if (a < 0 || b < 0 || a >= layout_.num_blocks || b >= layout_.num_blocks)
+            throw Error("CUDA backend: copy_blocks with a block outside the pool (" + std::to_string(a) + " -> " +
+                        std::to_string(b) + ")");
+    check(cudaEventSynchronize(pairs_done_->get()), "copy_blocks");  // the previous copy has read the pinned pairs
+    if (pairs_host_.size() < 2 * src_dst.size()) {
+        pairs_host_ = PinnedBuffer<int32_t>(2 * src_dst.size());
+        pairs_dev_ = DeviceBuffer<int32_t>(2 * src_dst.size(), "copy_blocks pairs");
+    }
+    for (size_t i = 0; i < src_dst.size(); ++i) {
+        pairs_host_[2 * i] = src_dst[i].first;
+        pairs_host_[2 * i + 1] = src_dst[i].second;
+    }
+    check(cudaMemcpyAsync(pairs_dev_.get(), pairs_host_.get(), 2 * src_dst.size() * sizeof(int32_t), cudaMemcpyHostToDevice, s()),
+          "copy_blocks");
+    copy_kv_blocks(pool_ptrs_.get(), int(pool_ptrs_.size()), pairs_dev_.get(), int(src_dst.size()), layout_.block_elems(), s());
+    check(cudaEventRecord(pairs_done_->get(), s()), "cudaEventRecord");
+}
+
+MemoryInfo CudaBackend::memory() const {
+    const GpuReading r = monitor_->read();
+    MemoryInfo m;
+    m.device_used = r.used;
+    m.device_total = r.total;
+    m.weights = weights_.bytes;
+    for (const auto& p : k_pools_) m.kv_cache += p.bytes();
+    for (const auto& p : v_pools_) m.kv_cache += p.bytes();
+    m.utilization_pct = r.utilization_pct;
+    m.temperature_c = r.temperature_c;
+    m.power_w = r.power_w;
+    return m;
+}
+
+}  // namespace
+}  // namespace cuda
+
+int cuda_device_count() {
+    int n = 0;
+    if (cudaGetDeviceCount(&n) != cudaSuccess) {
+        cudaGetLastError();
+        return 0;
+    }
+    return n;
+}
+
+std::unique_ptr<Backend> make_cuda_backend(const Model& model, const BackendOptions& options) {
+    return std::make_unique<cuda::CudaBackend>(model, options);
+}
+
+}  // namespace folio

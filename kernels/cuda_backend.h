@@ -1,0 +1,18 @@
+#pragma once
+// The CUDA backend: the engine's Backend on one NVIDIA GPU (kernels/ holds its parts).
+#include <memory>
+
+#include "engine/backend/backend.h"
+
+namespace folio {
+
+struct Model;
+
+// Usable CUDA devices (0 when the driver or a device is missing; never throws).
+int cuda_device_count();
+
+// Uploads the model to options.device and profiles the activation peak. Throws folio::Error with
+// sizes when the model does not fit or uses shapes the kernels do not support.
+std::unique_ptr<Backend> make_cuda_backend(const Model& model, const BackendOptions& options);
+
+}  // namespace folio

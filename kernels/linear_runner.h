@@ -1,0 +1,50 @@
+#pragma once
+// Runs one decoder linear on the device, choosing the kernel by shape:
+//   AWQ,   m <= 8                        -> awq_gemv (each weight byte read once)
+//   AWQ,   m < awq_dequant_min_rows      -> gemm_mma_awq (tensor cores, dequantised in shared memory)
+//   AWQ,   m >= awq_dequant_min_rows     -> awq_dequantize + cuBLAS (device builds)
+//   dense                                -> cuBLAS (device builds), else dense_gemv (m <= 8) or gemm_mma_dense
+// It owns the split-K and dequantisation workspaces, sized once for the largest step.
+#include <memory>
+
+#include "kernels/common/cuda_compat.h"
+#include "kernels/device_buffer.h"
+#include "kernels/device_model.h"
+
+namespace folio::cuda {
+
+class CublasGemm;
+
+struct LinearPolicy {
+    int gemv_max_rows = kGemvMaxRows;
+    // At or above this many rows an AWQ product dequantises to fp16 and calls cuBLAS (0: never).
+    // FOLIO_AWQ_DEQUANT_MIN_ROWS overrides it (benchmarks).
+    int awq_dequant_min_rows = 512;
+    bool use_cublas = true;  // device builds: fp16 weights through cuBLAS (else gemm_mma_dense)
+
+    static LinearPolicy from_environment();
+};
+
+class LinearRunner {
+public:
+    LinearRunner(const DeviceModel& model, int max_rows, int sm_count, LinearPolicy policy);
+    ~LinearRunner();
+    LinearRunner(const LinearRunner&) = delete;
+    LinearRunner& operator=(const LinearRunner&) = delete;
+
+    // y[m, w.out] = x[m, w.in] . W^T; y fp16 or fp32.
+    void run(const DeviceLinear& w, const __half* x, int m, void* y, bool out_fp32, cudaStream_t stream);
+
+    size_t workspace_bytes() const;
+    const LinearPolicy& policy() const { return policy_; }
+
+private:
+    int sm_count_;
+    LinearPolicy policy_;
+    DeviceBuffer<float> partials_;
+    DeviceBuffer<int> counters_;
+    DeviceBuffer<__half> dequantized_;
+    std::unique_ptr<CublasGemm> cublas_;
+};
+
+}  // namespace folio::cuda

@@ -1,0 +1,127 @@
+#include "kernels/model_runner.h"
+
+#include <cmath>
+
+#include "kernels/activation.h"
+#include "kernels/attention.h"
+#include "kernels/embedding.h"
+#include "kernels/rms_norm.h"
+#include "kernels/rope_kv.h"
+#include "kernels/sampling.h"
+
+namespace folio::cuda {
+
+ModelRunner::ModelRunner(const ModelConfig& config, const DeviceModel& model, const RunnerConfig& rc, int sm_count)
+    : config_(config), model_(model), rc_(rc), linear_(model, std::max(rc.max_tokens, rc.max_seqs), sm_count, rc.policy) {
+    const size_t T = size_t(rc.max_tokens), S = size_t(rc.max_seqs);
+    const size_t H = size_t(config.hidden_size), I = size_t(config.intermediate_size);
+    qkv_width_ = (config.num_heads + 2 * config.num_kv_heads) * config.head_dim;
+    residual_ = DeviceBuffer<float>(T * H, "activations");
+    normed_ = DeviceBuffer<__half>(T * H, "activations");
+    qkv_ = DeviceBuffer<__half>(T * size_t(qkv_width_), "activations");
+    attn_ = DeviceBuffer<__half>(T * size_t(config.num_heads) * config.head_dim, "activations");
+    proj_ = DeviceBuffer<__half>(T * H, "activations");
+    gate_up_ = DeviceBuffer<__half>(T * 2 * I, "activations");
+    act_ = DeviceBuffer<__half>(T * I, "activations");
+    final_ = DeviceBuffer<__half>(S * H, "activations");
+    logits_ = DeviceBuffer<float>(S * size_t(config.vocab_size), "logits");
+}
+
+size_t ModelRunner::activation_bytes() const {
+    return residual_.bytes() + normed_.bytes() + qkv_.bytes() + attn_.bytes() + proj_.bytes() + gate_up_.bytes() +
+           act_.bytes() + final_.bytes() + logits_.bytes() + attn_workspace_.bytes() + linear_.workspace_bytes();
+}
+
+int ModelRunner::decode_partitions(int table_width) const {
+    const int keys = std::max(1, table_width * layout_.block_size);
+    return (keys + rc_.partition_size - 1) / rc_.partition_size;
+}
+
+void ModelRunner::set_kv(const KvLayout& layout, const std::vector<__half*>& k, const std::vector<__half*>& v, int max_context) {
+    layout_ = layout;
+    k_pools_ = k;
+    v_pools_ = v;
+    const int width = (max_context + layout.block_size - 1) / layout.block_size;
+    const size_t floats =
+        decode_attention_workspace_floats(rc_.max_seqs, config_.num_heads, config_.head_dim, decode_partitions(width));
+    attn_workspace_ = DeviceBuffer<float>(std::max<size_t>(floats, 1), "decode attention workspace");
+}
+
+void ModelRunner::forward(const StepInputs& in, const StepCounts& c, cudaStream_t stream) {
+    if (k_pools_.empty()) throw Error("CUDA backend: forward() before allocate_kv()");
+    const ModelConfig& cfg = config_;
+    const int T = c.num_tokens, H = cfg.hidden_size, I = cfg.intermediate_size;
+    const int q_width = cfg.num_heads * cfg.head_dim;
+    const float eps = cfg.rms_norm_eps;
+    const float scale = 1.0f / std::sqrt(float(cfg.head_dim));
+
+    embedding_gather(model_.embed.get(), in.d_tokens(), residual_.get(), T, H, stream);
+    for (size_t l = 0; l < model_.layers.size(); ++l) {
+        const DeviceLayer& L = model_.layers[l];
+        // The previous layer's MLP output joins the residual stream here.
+        rms_norm(residual_.get(), l == 0 ? nullptr : proj_.get(), L.input_norm.get(), normed_.get(), nullptr, T, H, eps, stream);
+        linear_.run(L.qkv, normed_.get(), T, qkv_.get(), false, stream);
+        rope_write_kv(qkv_.get(), in.d_positions(), model_.inv_freq.get(), in.d_slots(), k_pools_[l], v_pools_[l], T,
+                      cfg.num_heads, cfg.num_kv_heads, cfg.head_dim, layout_.block_size, stream);
+        PagedKv kv;
+        kv.k_pool = k_pools_[l];
+        kv.v_pool = v_pools_[l];
+        kv.num_kv_heads = cfg.num_kv_heads;
+        kv.head_dim = cfg.head_dim;
+        kv.block_size = layout_.block_size;
+        kv.max_blocks_per_seq = c.table_width;
+        if (c.num_decode > 0) {
+            DecodeAttention a;
+            a.q = qkv_.get();
+            a.q_stride = qkv_width_;
+            a.out = attn_.get();
+            a.out_stride = q_width;
+            a.q_rows = in.d_decode_q_rows();
+            a.seq_lens = in.d_decode_lens();
+            a.num_seqs = c.num_decode;
+            a.num_heads = cfg.num_heads;
+            a.scale = scale;
+            a.partition_size = rc_.partition_size;
+            a.max_partitions = decode_partitions(c.table_width);
+            a.workspace = attn_workspace_.get();
+            kv.block_tables = in.d_block_tables();
+            decode_attention(a, kv, stream);
+        }
+        if (c.num_tiles > 0) {
+            PrefillAttention a;
+            a.q = qkv_.get();
+            a.q_stride = qkv_width_;
+            a.out = attn_.get();
+            a.out_stride = q_width;
+            a.num_heads = cfg.num_heads;
+            a.scale = scale;
+            a.seq_q_row = in.d_prefill_q_row();
+            a.seq_num_q = in.d_prefill_num_q();
+            a.seq_context_before = in.d_prefill_before();
+            a.tile_seq = in.d_tile_seq();
+            a.tile_q0 = in.d_tile_q0();
+            a.num_tiles = c.num_tiles;
+            kv.block_tables = in.d_block_tables() + size_t(c.num_decode) * c.table_width;
+            prefill_attention(a, kv, stream);
+        }
+        linear_.run(L.o_proj, attn_.get(), T, proj_.get(), false, stream);
+        rms_norm(residual_.get(), proj_.get(), L.post_norm.get(), normed_.get(), nullptr, T, H, eps, stream);
+        linear_.run(L.gate_up, normed_.get(), T, gate_up_.get(), false, stream);
+        silu_mul(gate_up_.get(), act_.get(), T, I, stream);
+        linear_.run(L.down, act_.get(), T, proj_.get(), false, stream);
+    }
+    if (c.num_logit_rows == 0) return;
+    rms_norm(residual_.get(), proj_.get(), model_.final_norm.get(), final_.get(), in.d_logit_rows(), c.num_logit_rows, H, eps,
+             stream);
+    linear_.run(model_.lm_head, final_.get(), c.num_logit_rows, logits_.get(), true, stream);
+}
+
+void ModelRunner::sample(const StepInputs& in, const StepCounts& c, int32_t* out, cudaStream_t stream) {
+    if (c.num_logit_rows == 0) return;
+    if (c.num_penalty_ids > 0)
+        apply_penalties(logits_.get(), config_.vocab_size, c.num_logit_rows, in.d_sampling(), in.d_penalty_ids(), in.d_penalty_counts(),
+                        stream);
+    sample_tokens(logits_.get(), config_.vocab_size, c.num_logit_rows, in.d_sampling(), out, stream);
+}
+
+}  // namespace folio::cuda

@@ -1,0 +1,236 @@
+// The engine bridge on stories260K: two conversations generating at once, cancellation, token order
+// against the engine driven directly, and the list models touched only from the GUI thread.
+#include <QProcess>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <thread>
+
+#include "app/gui/bridge/engine_bridge.h"
+#include "app/gui/chat/chat_actions.h"
+#include "app/gui/chat/generation_hub.h"
+#include "app/gui/chat/message_list_model.h"
+#include "app/gui/chat/sampling_presets.h"
+#include "app/gui/store/chat_store.h"
+#include "app/gui/store/reply_journal.h"
+#include "engine/model/model.h"
+#include "engine/runtime/engine.h"
+#include "tests/app/fixtures_qt.h"
+
+using namespace folio::app;
+
+namespace {
+
+// Greedy, fixed length: the same prompt always gives the same tokens.
+SamplingSettings greedy(int maxTokens) {
+    SamplingSettings s = presetNamed("Deterministic").settings;
+    s.maxTokens = maxTokens;
+    return s;
+}
+
+}  // namespace
+
+class BridgeTest : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void cleanupTestCase();
+    void loadFailureIsReported();
+    void twoConversationsStreamAtOnce();
+    void tokenOrderMatchesTheEngine();
+    void stopIsImmediate();
+    void modelsStayOnTheGuiThread();
+    void mutationFromAnotherThreadIsFatal();
+
+private:
+    qint64 newConversation(int maxTokens);
+
+    QTemporaryDir dir_;
+    QString modelPath_;
+    std::unique_ptr<ChatStore> store_;
+    std::unique_ptr<ReplyJournal> journal_;
+    std::unique_ptr<EngineBridge> bridge_;
+    std::unique_ptr<GenerationHub> hub_;
+    std::unique_ptr<ChatActions> actions_;
+};
+
+void BridgeTest::initTestCase() {
+    modelPath_ = folio::test::qtFixturePath("models/stories260K");
+    store_ = std::make_unique<ChatStore>(dir_.filePath("history.db"));
+    journal_ = std::make_unique<ReplyJournal>(store_.get());
+    bridge_ = std::make_unique<EngineBridge>();
+    hub_ = std::make_unique<GenerationHub>(store_.get(), journal_.get(), bridge_.get());
+    actions_ = std::make_unique<ChatActions>(store_.get(), hub_.get());
+    QSignalSpy progress(bridge_.get(), &EngineBridge::loadProgressChanged);
+    bridge_->loadModel(modelPath_, "cpu");
+    QCOMPARE(bridge_->state(), EngineBridge::State::Loading);  // loading happens off this thread
+    QTRY_COMPARE_WITH_TIMEOUT(bridge_->state(), EngineBridge::State::Ready, 60000);
+    QVERIFY2(bridge_->lastError().isEmpty(), qPrintable(bridge_->lastError()));
+    QVERIFY(progress.count() >= 1);
+    QCOMPARE(bridge_->loadProgress(), 1.0);
+    QCOMPARE(bridge_->backendName(), QString("cpu"));
+    QVERIFY(bridge_->contextLength() > 0);
+}
+
+void BridgeTest::cleanupTestCase() {
+    hub_.reset();
+    actions_.reset();
+    bridge_.reset();
+    journal_.reset();
+    store_.reset();
+}
+
+qint64 BridgeTest::newConversation(int maxTokens) {
+    const qint64 c = actions_->newConversation("t", "Deterministic");
+    store_->updateSettings(c, "", greedy(maxTokens), "Deterministic");
+    return c;
+}
+
+void BridgeTest::loadFailureIsReported() {
+    EngineBridge other;
+    other.loadModel(dir_.filePath("no-such-model"), "cpu");
+    QTRY_COMPARE_WITH_TIMEOUT(other.state(), EngineBridge::State::Failed, 20000);
+    QVERIFY2(other.lastError().contains("no-such-model"), qPrintable(other.lastError()));
+}
+
+void BridgeTest::twoConversationsStreamAtOnce() {
+    const qint64 a = newConversation(48), b = newConversation(48);
+    QHash<qint64, int> deltas;
+    QHash<qint64, int> deltasOfOtherWhenFinished;  // conversation -> deltas the other had seen
+    QObject scope;  // the connections below end with this function, even when a check fails
+    connect(hub_.get(), &GenerationHub::replyChanged, &scope, [&](qint64 c, qint64) { deltas[c]++; });
+    connect(hub_.get(), &GenerationHub::replyFinished, &scope, [&](qint64 c, qint64) {
+        deltasOfOtherWhenFinished[c] = deltas.value(c == a ? b : a);
+    });
+    const qint64 ra = actions_->send(a, "Once upon a time there was a little fox");
+    const qint64 rb = actions_->send(b, "Tom had a red ball");
+    QVERIFY(ra > 0 && rb > 0);
+    QVERIFY(hub_->isGenerating(a) && hub_->isGenerating(b));
+    QCOMPARE(hub_->activeCount(), 2);
+    QTRY_VERIFY_WITH_TIMEOUT(!hub_->isGenerating(a) && !hub_->isGenerating(b), 60000);
+    // Both streamed while the other was still running: whichever finished first, the other one had
+    // already received text by then.
+    const qint64 first = deltasOfOtherWhenFinished.value(a) <= deltasOfOtherWhenFinished.value(b) ? a : b;
+    QVERIFY2(deltasOfOtherWhenFinished.value(first) > 0, "the second conversation did not stream while the first ran");
+    for (qint64 r : {ra, rb}) {
+        const MessageRecord m = store_->message(r);
+        QCOMPARE(m.status, MessageStatus::Complete);
+        QVERIFY(!m.content.isEmpty());
+        QVERIFY(m.stats.generatedTokens > 0);
+        QVERIFY(!m.stats.finishReason.isEmpty());
+    }
+}
+
+void BridgeTest::tokenOrderMatchesTheEngine() {
+    const qint64 c = newConversation(40);
+    const QString prompt = "Lily went to the park";
+    const qint64 r = actions_->send(c, prompt);
+    QTRY_VERIFY_WITH_TIMEOUT(!hub_->isGenerating(c), 60000);
+    const QString viaBridge = store_->message(r).content;
+    QCOMPARE(store_->message(r).status, MessageStatus::Complete);
+    QVERIFY(!viaBridge.isEmpty());
+
+    // The same request straight into an engine of our own, events polled in order.
+    std::shared_ptr<const folio::Model> model = folio::load_model(modelPath_.toStdString());
+    folio::EngineOptions options;
+    options.backend.kind = folio::BackendKind::Cpu;
+    folio::Engine engine(model, options);
+    folio::Request req;
+    req.messages = {{"user", prompt.toStdString()}};
+    const SamplingSettings s = greedy(40);
+    req.sampling.temperature = float(s.temperature);
+    req.sampling.top_p = float(s.topP);
+    req.sampling.top_k = s.topK;
+    req.sampling.min_p = float(s.minP);
+    req.sampling.repetition_penalty = float(s.repetitionPenalty);
+    req.sampling.seed = uint64_t(s.seed);
+    req.stop.max_tokens = s.maxTokens;
+    const folio::RequestId id = engine.submit(req);
+    std::string direct;
+    bool done = false;
+    QElapsedTimer t;
+    t.start();
+    while (!done && t.elapsed() < 60000) {
+        for (const folio::Event& e : engine.wait_events(std::chrono::milliseconds(200))) {
+            QCOMPARE(e.id, id);
+            direct += e.text;  // a Finished event may carry held-back text too
+            if (e.kind != folio::Event::Kind::Token) done = true;
+        }
+    }
+    QVERIFY(done);
+    QCOMPARE(viaBridge, QString::fromStdString(direct));
+}
+
+void BridgeTest::stopIsImmediate() {
+    const qint64 c = newConversation(400);
+    MessageListModel view(store_.get(), hub_.get());
+    view.setConversationId(c);
+    QSignalSpy changed(hub_.get(), &GenerationHub::replyChanged);
+    const qint64 r = actions_->send(c, "Once upon a time");
+    QVERIFY(view.generating());
+    QTRY_VERIFY_WITH_TIMEOUT(changed.count() > 0, 30000);
+    actions_->stop(c);
+    // The UI state changes in the same call, not when the engine gets round to it.
+    QVERIFY(!hub_->isGenerating(c));
+    QVERIFY(!view.generating());
+    const MessageRecord stopped = store_->message(r);
+    QCOMPARE(stopped.stats.finishReason, QString("cancelled"));
+    QCOMPARE(stopped.status, MessageStatus::Complete);
+    const QString textAtStop = view.lastText();
+    QTest::qWait(400);  // late tokens of the cancelled request are dropped
+    QCOMPARE(view.lastText(), textAtStop);
+    QCOMPARE(store_->message(r).content, textAtStop);
+    // And a new request in the same conversation works right away.
+    store_->updateSettings(c, "", greedy(8), "Deterministic");
+    QVERIFY(actions_->send(c, "Again") > 0);
+    QTRY_VERIFY_WITH_TIMEOUT(!hub_->isGenerating(c), 30000);
+}
+
+void BridgeTest::modelsStayOnTheGuiThread() {
+    QThread* gui = QThread::currentThread();
+    QVERIFY(bridge_->workerThread() != gui);
+    QVERIFY(bridge_->workerThread()->isRunning());
+    MessageListModel view(store_.get(), hub_.get());
+    QCOMPARE(view.thread(), gui);
+    QCOMPARE(hub_->thread(), gui);
+    // Every delta handler runs on the GUI thread (the models' mutators qFatal otherwise).
+    QList<QThread*> seen;
+    QObject scope;
+    connect(bridge_.get(), &EngineBridge::delta, &scope, [&] { seen << QThread::currentThread(); });
+    const qint64 c = newConversation(16);
+    view.setConversationId(c);
+    actions_->send(c, "A cat");
+    QTRY_VERIFY_WITH_TIMEOUT(!hub_->isGenerating(c), 30000);
+    QVERIFY(!seen.isEmpty());
+    for (QThread* t : seen) QCOMPARE(t, gui);
+}
+
+void BridgeTest::mutationFromAnotherThreadIsFatal() {
+    // In a child process: a model mutated from a foreign thread must stop the program.
+    QProcess child;
+    child.start(QCoreApplication::applicationFilePath(), {"--mutate-from-thread", dir_.filePath("child.db")});
+    QVERIFY(child.waitForFinished(20000));
+    QCOMPARE(child.exitStatus(), QProcess::CrashExit);
+    QVERIFY2(child.readAllStandardError().contains("MessageListModel::reload called from thread"), "no thread-affinity message");
+}
+
+// The child of mutationFromAnotherThreadIsFatal.
+static int mutateFromThread(int argc, char** argv) {
+    QCoreApplication app(argc, argv);
+    ChatStore store(QString::fromLocal8Bit(argv[2]));
+    ReplyJournal journal(&store);
+    EngineBridge bridge;
+    GenerationHub hub(&store, &journal, &bridge);
+    MessageListModel model(&store, &hub);
+    std::thread t([&] { model.reload(); });
+    t.join();
+    return 0;  // not reached
+}
+
+int main(int argc, char** argv) {
+    if (argc >= 3 && QByteArray(argv[1]) == "--mutate-from-thread") return mutateFromThread(argc, argv);
+    QCoreApplication app(argc, argv);
+    BridgeTest test;
+    return QTest::qExec(&test, argc, argv);
+}
+#include "tst_bridge.moc"

@@ -1,0 +1,314 @@
+// The chat layer between the views and the engine: sending, streaming into the list models and the
+// store, branches (regenerate, edit, switch), stop, continue, several conversations at once,
+// side-by-side, search and filter models, the monitor model. Replies are played back by the test.
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "app/gui/chat/chat_actions.h"
+#include "app/gui/chat/conversation_list_model.h"
+#include "app/gui/chat/generation_hub.h"
+#include "app/gui/chat/message_list_model.h"
+#include "app/gui/chat/sampling_presets.h"
+#include "app/gui/chat/search_results_model.h"
+#include "app/gui/compare/compare_model.h"
+#include "app/gui/monitor/monitor_model.h"
+#include "app/gui/store/chat_store.h"
+#include "app/gui/store/reply_journal.h"
+#include "tests/app/scripted_replies.h"
+
+using namespace folio::app;
+using folio::app::test::ScriptedReplies;
+
+class ChatModelsTest : public QObject {
+    Q_OBJECT
+private slots:
+    void init();
+    void cleanup();
+    void sendStreamsIntoModelAndStore();
+    void regenerateEditAndSwitchBranches();
+    void stopIsImmediateAndDropsLateText();
+    void conversationsStreamIndependently();
+    void continueInterruptedReply();
+    void failedReplyIsMarked();
+    void quitMarksRunningRepliesInterrupted();
+    void sideBySideSendsToEveryColumn();
+    void filterAndSearchModels();
+    void monitorModelFollowsSnapshots();
+
+private:
+    QVariantMap part(int row, int i) const { return messages_->data(messages_->index(row), MessageListModel::PartsRole).toList().at(i).toMap(); }
+    QString role(int row, int r) const { return messages_->data(messages_->index(row), r).toString(); }
+
+    std::unique_ptr<QTemporaryDir> dir_;
+    std::unique_ptr<ChatStore> store_;
+    std::unique_ptr<ReplyJournal> journal_;
+    std::unique_ptr<ScriptedReplies> replies_;
+    std::unique_ptr<GenerationHub> hub_;
+    std::unique_ptr<ChatActions> actions_;
+    std::unique_ptr<MessageListModel> messages_;
+};
+
+void ChatModelsTest::init() {
+    dir_ = std::make_unique<QTemporaryDir>();
+    store_ = std::make_unique<ChatStore>(dir_->filePath("h.db"));
+    journal_ = std::make_unique<ReplyJournal>(store_.get(), 100);
+    replies_ = std::make_unique<ScriptedReplies>();
+    hub_ = std::make_unique<GenerationHub>(store_.get(), journal_.get(), replies_.get());
+    hub_->setModelName("stories260K");
+    actions_ = std::make_unique<ChatActions>(store_.get(), hub_.get());
+    messages_ = std::make_unique<MessageListModel>(store_.get(), hub_.get());
+}
+
+void ChatModelsTest::cleanup() {
+    messages_.reset();
+    actions_.reset();
+    hub_.reset();
+    replies_.reset();
+    journal_.reset();
+    store_.reset();
+    dir_.reset();
+}
+
+void ChatModelsTest::sendStreamsIntoModelAndStore() {
+    const qint64 c = actions_->newConversation({}, "Precise", "Be brief.");
+    messages_->setConversationId(c);
+    const qint64 reply = actions_->send(c, "  Show me code  ");
+    QVERIFY(reply > 0);
+    QCOMPARE(replies_->requests.size(), 1);
+    const GenerationRequest& r = replies_->requests[0];
+    QCOMPARE(r.tag, QStringLiteral("c%1").arg(c));
+    QCOMPARE(r.messages, (QList<QPair<QString, QString>>{{"system", "Be brief."}, {"user", "Show me code"}}));
+    QCOMPARE(r.sampling, presetNamed("Precise").settings);
+    QCOMPARE(messages_->rowCount(), 2);
+    QVERIFY(messages_->generating());
+    QCOMPARE(role(1, MessageListModel::StatusRole), QString("streaming"));
+    QCOMPARE(store_->conversation(c).title, QString("Show me code"));
+
+    replies_->say(r.ticket, "Here:\n```py\nprint(");
+    QCOMPARE(role(1, MessageListModel::ContentRole), QString("Here:\n```py\nprint("));
+    QCOMPARE(part(1, 1).value("kind").toString(), QString("code"));
+    QVERIFY(part(1, 1).value("open").toBool());  // the fence is still open while streaming
+    replies_->say(r.ticket, "1)\n```\nDone.");
+    QCOMPARE(part(1, 1).value("open").toBool(), false);
+    QCOMPARE(part(1, 2).value("text").toString(), QString("Done."));
+    // Saved while streaming, before the reply ends.
+    QTRY_COMPARE_WITH_TIMEOUT(store_->message(reply).content, QString("Here:\n```py\nprint(1)\n```\nDone."), 1000);
+    QCOMPARE(store_->message(reply).status, MessageStatus::Streaming);
+
+    replies_->end(r.ticket, 9);
+    QVERIFY(!messages_->generating());
+    const MessageRecord m = store_->message(reply);
+    QCOMPARE(m.status, MessageStatus::Complete);
+    QCOMPARE(m.stats.generatedTokens, 9);
+    QCOMPARE(m.model, QString("stories260K"));
+    QCOMPARE(role(1, MessageListModel::StatusRole), QString("complete"));
+    QVERIFY(role(1, MessageListModel::DetailsRole).contains("9 tokens"));
+}
+
+void ChatModelsTest::regenerateEditAndSwitchBranches() {
+    const qint64 c = actions_->newConversation();
+    messages_->setConversationId(c);
+    const qint64 first = actions_->send(c, "Name a colour");
+    replies_->say(replies_->requests.last().ticket, "Blue");
+    replies_->end(replies_->requests.last().ticket);
+    const qint64 userId = store_->message(first).parentId;
+
+    // Regenerate: the history sent is the branch up to the user message, not the old reply.
+    const qint64 second = actions_->regenerate(first);
+    QCOMPARE(replies_->requests.last().messages, (QList<QPair<QString, QString>>{{"user", "Name a colour"}}));
+    replies_->say(replies_->requests.last().ticket, "Green");
+    replies_->end(replies_->requests.last().ticket);
+    QCOMPARE(messages_->lastText(), QString("Green"));
+    QCOMPARE(messages_->data(messages_->index(1), MessageListModel::SiblingCountRole).toInt(), 2);
+    QCOMPARE(messages_->data(messages_->index(1), MessageListModel::SiblingIndexRole).toInt(), 2);
+
+    actions_->switchBranch(second, -1);
+    QCOMPARE(messages_->lastText(), QString("Blue"));
+    actions_->switchBranch(first, +1);
+    QCOMPARE(messages_->lastText(), QString("Green"));
+
+    // Edit the user message: a new branch from the root; the old one stays reachable.
+    actions_->editAndResend(userId, "Name a fruit");
+    QCOMPARE(replies_->requests.last().messages, (QList<QPair<QString, QString>>{{"user", "Name a fruit"}}));
+    replies_->say(replies_->requests.last().ticket, "Pear");
+    replies_->end(replies_->requests.last().ticket);
+    QCOMPARE(messages_->rowCount(), 2);
+    QCOMPARE(role(0, MessageListModel::ContentRole), QString("Name a fruit"));
+    QCOMPARE(messages_->data(messages_->index(0), MessageListModel::SiblingCountRole).toInt(), 2);
+    actions_->switchBranch(messages_->data(messages_->index(0), MessageListModel::MessageIdRole).toLongLong(), -1);
+    QCOMPARE(role(0, MessageListModel::ContentRole), QString("Name a colour"));
+    QCOMPARE(messages_->lastText(), QString("Green"));  // the newest leaf of that branch
+}
+
+void ChatModelsTest::stopIsImmediateAndDropsLateText() {
+    const qint64 c = actions_->newConversation();
+    messages_->setConversationId(c);
+    const qint64 reply = actions_->send(c, "Go");
+    const quint64 ticket = replies_->requests.last().ticket;
+    replies_->say(ticket, "One two");
+    QSignalSpy generating(messages_.get(), &MessageListModel::generatingChanged);
+    actions_->stop(c);
+    QCOMPARE(generating.count(), 1);
+    QVERIFY(!messages_->generating());
+    QCOMPARE(replies_->cancelled, QList<quint64>{ticket});
+    replies_->say(ticket, " three");  // already in flight when the engine was told
+    replies_->end(ticket);
+    QCOMPARE(messages_->lastText(), QString("One two"));
+    const MessageRecord m = store_->message(reply);
+    QCOMPARE(m.content, QString("One two"));
+    QCOMPARE(m.stats.finishReason, QString("cancelled"));
+    QCOMPARE(m.status, MessageStatus::Complete);
+}
+
+void ChatModelsTest::conversationsStreamIndependently() {
+    const qint64 a = actions_->newConversation(), b = actions_->newConversation();
+    MessageListModel other(store_.get(), hub_.get());
+    messages_->setConversationId(a);
+    other.setConversationId(b);
+    actions_->send(a, "A?");
+    actions_->send(b, "B?");
+    QVERIFY(hub_->isGenerating(a) && hub_->isGenerating(b));
+    // A second prompt to a busy conversation is refused, not queued behind its own reply.
+    QSignalSpy refused(actions_.get(), &ChatActions::error);
+    QCOMPARE(actions_->send(a, "again"), 0);
+    QCOMPARE(refused.count(), 1);
+    const quint64 ta = replies_->requests[0].ticket, tb = replies_->requests[1].ticket;
+    for (int i = 0; i < 3; ++i) {
+        replies_->say(ta, QStringLiteral("a%1 ").arg(i));
+        replies_->say(tb, QStringLiteral("b%1 ").arg(i));
+    }
+    QCOMPARE(messages_->lastText(), QString("a0 a1 a2 "));
+    QCOMPARE(other.lastText(), QString("b0 b1 b2 "));
+    replies_->end(tb);
+    QVERIFY(hub_->isGenerating(a) && !hub_->isGenerating(b));
+    replies_->end(ta);
+    QCOMPARE(hub_->activeCount(), 0);
+}
+
+void ChatModelsTest::continueInterruptedReply() {
+    const qint64 c = actions_->newConversation();
+    MessageRecord u{0, c, 0, "user", "Count"};
+    store_->addMessage(u);
+    MessageRecord a{0, c, u.id, "assistant", "1 2 3"};
+    a.status = MessageStatus::Interrupted;
+    store_->addMessage(a);
+    messages_->setConversationId(c);
+    QCOMPARE(role(1, MessageListModel::StatusRole), QString("interrupted"));
+    QCOMPARE(actions_->continueReply(a.id), a.id);
+    QCOMPARE(replies_->requests.last().messages,
+             (QList<QPair<QString, QString>>{{"user", "Count"}, {"assistant", "1 2 3"}}));
+    replies_->say(replies_->requests.last().ticket, " 4 5");
+    replies_->end(replies_->requests.last().ticket);
+    QCOMPARE(store_->message(a.id).content, QString("1 2 3 4 5"));
+    QCOMPARE(store_->message(a.id).status, MessageStatus::Complete);
+    QCOMPARE(store_->allMessages(c).size(), 2);  // continued in place, no new message
+}
+
+void ChatModelsTest::failedReplyIsMarked() {
+    const qint64 c = actions_->newConversation();
+    messages_->setConversationId(c);
+    QSignalSpy errors(hub_.get(), &GenerationHub::error);
+    const qint64 reply = actions_->send(c, "Hi");
+    replies_->end(replies_->requests.last().ticket, 0, true, "prompt is longer than the model's context (4096 tokens)");
+    QCOMPARE(errors.count(), 1);
+    QVERIFY(errors.first().first().toString().contains("context"));
+    QCOMPARE(store_->message(reply).status, MessageStatus::Error);
+    QCOMPARE(role(1, MessageListModel::StatusRole), QString("error"));
+}
+
+void ChatModelsTest::quitMarksRunningRepliesInterrupted() {
+    const qint64 c = actions_->newConversation();
+    const qint64 reply = actions_->send(c, "Hi");
+    replies_->say(replies_->requests.last().ticket, "Hel");
+    hub_->interruptAll();
+    QCOMPARE(store_->message(reply).status, MessageStatus::Interrupted);
+    QCOMPARE(store_->message(reply).content, QString("Hel"));
+    QCOMPARE(replies_->cancelled.size(), 1);
+}
+
+void ChatModelsTest::sideBySideSendsToEveryColumn() {
+    MonitorModel monitor([](qint64) { return QString(); });
+    CompareModel cmp(store_.get(), hub_.get(), actions_.get(), &monitor);
+    cmp.startNew(3, "You are a poet.");
+    QCOMPARE(cmp.rowCount(), 3);
+    QCOMPARE(cmp.data(cmp.index(1), CompareModel::PresetRole).toString(), QString("Precise"));
+    cmp.setPreset(2, "Deterministic");
+    QCOMPARE(cmp.send("A haiku about rain"), 3);
+    QVERIFY(cmp.generating());
+    QCOMPARE(replies_->requests.size(), 3);
+    QSet<QString> tags;
+    for (const GenerationRequest& r : replies_->requests) {
+        tags << r.tag;
+        QCOMPARE(r.messages.first(), qMakePair(QString("system"), QString("You are a poet.")));
+        QCOMPARE(r.messages.last(), qMakePair(QString("user"), QString("A haiku about rain")));
+    }
+    QCOMPARE(tags.size(), 3);
+    QCOMPARE(replies_->requests[2].sampling, presetNamed("Deterministic").settings);
+    // Shared-prefix figures come from the engine's per-sequence stats.
+    StatsSnapshot s;
+    s.prefixHitRate = 0.5;
+    for (int i = 0; i < 3; ++i) {
+        s.sequences << SequenceSnapshot{replies_->requests[i].tag, "decoding", 30, 2, 3, 2, 0, 10};
+    }
+    monitor.apply(s);
+    QCOMPARE(cmp.sharedBlocks(), 2);
+    QCOMPARE(cmp.data(cmp.index(0), CompareModel::SharedBlocksRole).toInt(), 2);
+    for (int i = 0; i < 3; ++i) {
+        replies_->say(replies_->requests[i].ticket, QStringLiteral("poem %1").arg(i));
+        replies_->end(replies_->requests[i].ticket);
+        auto* column = qobject_cast<MessageListModel*>(cmp.data(cmp.index(i), CompareModel::MessagesRole).value<QObject*>());
+        QVERIFY(column);
+        QCOMPARE(column->lastText(), QStringLiteral("poem %1").arg(i));
+    }
+    QVERIFY(!cmp.generating());
+}
+
+void ChatModelsTest::filterAndSearchModels() {
+    actions_->newConversation("Rust lifetimes");
+    const qint64 c = actions_->newConversation("Pasta <recipes>");
+    actions_->send(c, "How long to boil <tagliatelle>?");
+    replies_->end(replies_->requests.last().ticket);
+    ConversationListModel list(store_.get(), hub_.get());
+    ConversationFilterModel filter(&list);
+    QCOMPARE(filter.rowCount(), 2);
+    filter.setFilterText("rust");
+    QCOMPARE(filter.rowCount(), 1);
+    QCOMPARE(filter.data(filter.index(0, 0), ConversationListModel::TitleRole).toString(), QString("Rust lifetimes"));
+    filter.setFilterText("");
+    QCOMPARE(filter.rowCount(), 2);
+
+    SearchResultsModel search(store_.get());
+    search.setQuery("tagliat");
+    QCOMPARE(search.rowCount(), 1);
+    const QString snippet = search.data(search.index(0), SearchResultsModel::SnippetRole).toString();
+    QVERIFY2(snippet.contains("&lt;<b>tagliatelle</b>&gt;"), qPrintable(snippet));  // escaped, then marked
+    QCOMPARE(search.data(search.index(0), SearchResultsModel::TitleRole).toString(), QString("Pasta <recipes>"));
+}
+
+void ChatModelsTest::monitorModelFollowsSnapshots() {
+    MonitorModel monitor([](qint64 id) { return id == 7 ? QString("Seven") : QString(); });
+    StatsSnapshot s;
+    s.backend = "cpu";
+    s.blocksTotal = 100;
+    s.blocksUsed = 10;
+    s.decodeTokS = 42;
+    s.memoryUsed = quint64(3) << 30;
+    s.sequences << SequenceSnapshot{"c7", "decoding", 12, 3, 2, 1, 0, 40};
+    QSignalSpy updated(&monitor, &MonitorModel::updated);
+    monitor.apply(s);
+    QCOMPARE(updated.count(), 1);
+    QVERIFY(!monitor.gpu());
+    QCOMPARE(monitor.memoryLabel(), QString("Process memory"));
+    QCOMPARE(monitor.memoryUsedGiB(), 3.0);
+    QCOMPARE(monitor.decodeSeries()->values(), QList<qreal>{42});
+    QCOMPARE(monitor.sequences()->data(monitor.sequences()->index(0), SequenceStatsModel::TitleRole).toString(), QString("Seven"));
+    for (int i = 0; i < MonitorModel::kSamples + 10; ++i) monitor.apply(s);
+    QCOMPARE(monitor.decodeSeries()->values().size(), MonitorModel::kSamples);  // a 60 s window
+    s.backend = "cuda";
+    monitor.apply(s);
+    QCOMPARE(monitor.memoryLabel(), QString("VRAM"));
+}
+
+QTEST_GUILESS_MAIN(ChatModelsTest)
+#include "tst_chat_models.moc"

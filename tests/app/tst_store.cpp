@@ -1,0 +1,328 @@
+// The history store: migrations from every earlier schema, branches, search, export/import, damaged
+// files moved aside, interrupted replies.
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QSqlError>
+#include <QSqlQuery>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "app/gui/store/chat_store.h"
+#include "app/gui/store/database.h"
+#include "app/gui/store/migrations.h"
+#include "app/gui/store/store_error.h"
+#include "app/gui/store/transcript_io.h"
+
+using namespace folio::app;
+
+namespace {
+
+void exec(QSqlDatabase& db, const QString& sql) {
+    QSqlQuery q(db);
+    QVERIFY2(q.exec(sql), qPrintable(sql + ": " + q.lastError().text()));
+}
+
+// Writes the rows an older release would have written at `version` (its own columns only).
+void seedAtVersion(QSqlDatabase& db, int version) {
+    exec(db, "INSERT INTO conversations (id, title, created_at, updated_at) VALUES (7, 'Old trip plans', 1000, 2000)");
+    if (version == 1) {
+        exec(db, "INSERT INTO messages (conversation_id, role, content, created_at) VALUES (7, 'user', 'Where should we hike in Norway?', 1000)");
+        exec(db, "INSERT INTO messages (conversation_id, role, content, created_at) VALUES (7, 'assistant', 'Try the Trolltunga fjord trail.', 1001)");
+        return;
+    }
+    exec(db, "INSERT INTO messages (id, conversation_id, parent_id, role, content, created_at) VALUES (1, 7, NULL, 'user', 'Where should we hike in Norway?', 1000)");
+    if (version == 2) {
+        exec(db, "INSERT INTO messages (id, conversation_id, parent_id, role, content, created_at) VALUES (2, 7, 1, 'assistant', 'Try the Trolltunga fjord trail.', 1001)");
+    } else {
+        exec(db, "INSERT INTO messages (id, conversation_id, parent_id, role, content, created_at, model, status, generated_tokens)"
+                 " VALUES (2, 7, 1, 'assistant', 'Try the Trolltunga fjord trail.', 1001, 'stories260K', 'complete', 9)");
+    }
+    exec(db, "UPDATE conversations SET active_leaf_id = 2, system_prompt = 'Be brief.' WHERE id = 7");
+}
+
+}  // namespace
+
+class StoreTest : public QObject {
+    Q_OBJECT
+private slots:
+    void freshDatabaseIsCurrent();
+    void migratesFromEveryEarlierVersion_data();
+    void migratesFromEveryEarlierVersion();
+    void refusesNewerSchema();
+    void branchesAndActivePath();
+    void fullTextSearch();
+    void exportImportRoundTrip();
+    void importRejectsBadFiles();
+    void markdownExport();
+    void corruptFileIsMovedAside();
+    void streamingReplyReadsAsInterrupted();
+    void deleteRemovesMessagesAndSearchRows();
+};
+
+void StoreTest::freshDatabaseIsCurrent() {
+    QTemporaryDir dir;
+    ChatStore store(dir.filePath("h.db"));
+    QCOMPARE(schemaVersion(store.database()), kSchemaVersion);
+    QSqlQuery q(store.database());
+    QVERIFY(q.exec("PRAGMA journal_mode") && q.next());
+    QCOMPARE(q.value(0).toString(), QString("wal"));
+    QVERIFY(q.exec("PRAGMA foreign_keys") && q.next());
+    QCOMPARE(q.value(0).toInt(), 1);
+    QVERIFY(store.recoveryMessage().isEmpty());
+}
+
+void StoreTest::migratesFromEveryEarlierVersion_data() {
+    QTest::addColumn<int>("version");
+    for (int v = 1; v < kSchemaVersion; ++v) QTest::addRow("v%d", v) << v;
+}
+
+void StoreTest::migratesFromEveryEarlierVersion() {
+    QFETCH(int, version);
+    QTemporaryDir dir;
+    const QString path = dir.filePath("old.db");
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", "old");
+        db.setDatabaseName(path);
+        QVERIFY(db.open());
+        migrate(db, version);
+        QCOMPARE(schemaVersion(db), version);
+        seedAtVersion(db, version);
+        db.close();
+    }
+    QSqlDatabase::removeDatabase("old");
+
+    ChatStore store(path);
+    QCOMPARE(schemaVersion(store.database()), kSchemaVersion);
+    const auto convs = store.conversations();
+    QCOMPARE(convs.size(), 1);
+    QCOMPARE(convs[0].title, QString("Old trip plans"));
+    const auto path_ = store.activePath(7);
+    QCOMPARE(path_.size(), 2);
+    QCOMPARE(path_[0].role, QString("user"));
+    QCOMPARE(path_[1].content, QString("Try the Trolltunga fjord trail."));
+    QCOMPARE(path_[1].parentId, path_[0].id);
+    QCOMPARE(path_[1].status, MessageStatus::Complete);
+    // Old rows are searchable after the FTS index was built by the migration.
+    const auto hits = store.search("trolltunga");
+    QCOMPARE(hits.size(), 1);
+    QCOMPARE(hits[0].messageId, path_[1].id);
+    // And the upgraded database takes new messages on the same branch.
+    MessageRecord m{0, 7, path_[1].id, "user", "And in winter?"};
+    store.addMessage(m);
+    QCOMPARE(store.activePath(7).size(), 3);
+}
+
+void StoreTest::refusesNewerSchema() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("new.db");
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", "new");
+        db.setDatabaseName(path);
+        QVERIFY(db.open());
+        exec(db, QStringLiteral("PRAGMA user_version = %1").arg(kSchemaVersion + 1));
+        db.close();
+    }
+    QSqlDatabase::removeDatabase("new");
+    try {
+        ChatStore store(path);
+        QFAIL("a newer schema must be refused");
+    } catch (const StoreError& e) {
+        QVERIFY2(e.message().contains("newer"), qPrintable(e.message()));
+    }
+    QVERIFY(QFile::exists(path));  // left untouched
+}
+
+void StoreTest::branchesAndActivePath() {
+    QTemporaryDir dir;
+    ChatStore store(dir.filePath("h.db"));
+    const qint64 c = store.createConversation("Branches", "", {}, "Balanced");
+    MessageRecord u1{0, c, 0, "user", "Name a colour"};
+    store.addMessage(u1);
+    MessageRecord a1{0, c, u1.id, "assistant", "Blue"};
+    store.addMessage(a1);
+    // Regenerate: a sibling reply under the same user message.
+    MessageRecord a2{0, c, u1.id, "assistant", "Green"};
+    store.addMessage(a2);
+    QCOMPARE(store.activePath(c).last().content, QString("Green"));
+    QCOMPARE(store.siblings(a2), (QList<qint64>{a1.id, a2.id}));
+    // Edit the first user message: a new root branch.
+    MessageRecord u2{0, c, 0, "user", "Name a fruit"};
+    store.addMessage(u2);
+    MessageRecord a3{0, c, u2.id, "assistant", "Pear"};
+    store.addMessage(a3);
+    QCOMPARE(store.siblings(u2), (QList<qint64>{u1.id, u2.id}));
+    QCOMPARE(store.activePath(c).size(), 2);
+    // Switch back to the first branch: its newest leaf is shown again.
+    store.setActiveLeaf(c, store.newestLeafUnder(u1.id));
+    const auto p = store.activePath(c);
+    QCOMPARE(p.size(), 2);
+    QCOMPARE(p[0].content, QString("Name a colour"));
+    QCOMPARE(p[1].content, QString("Green"));
+    QCOMPARE(store.allMessages(c).size(), 5);
+}
+
+void StoreTest::fullTextSearch() {
+    QTemporaryDir dir;
+    ChatStore store(dir.filePath("h.db"));
+    const qint64 a = store.createConversation("Rust questions", "", {}, "");
+    const qint64 b = store.createConversation("Cooking", "", {}, "");
+    MessageRecord m1{0, a, 0, "user", "How does the borrow checker work?"};
+    store.addMessage(m1);
+    MessageRecord m2{0, b, 0, "user", "A recipe for Crème brûlée please"};
+    store.addMessage(m2);
+    MessageRecord m3{0, b, m2.id, "assistant", "Heat the cream; the checker is your thermometer."};
+    store.addMessage(m3);
+
+    auto hits = store.search("borrow");
+    QCOMPARE(hits.size(), 1);
+    QCOMPARE(hits[0].conversationId, a);
+    QCOMPARE(hits[0].conversationTitle, QString("Rust questions"));
+    QVERIFY2(hits[0].snippet.contains(QStringLiteral("\x02" "borrow" "\x03")), qPrintable(hits[0].snippet));
+    QCOMPARE(store.search("checker").size(), 2);
+    QCOMPARE(store.search("creme brulee").size(), 1);  // diacritics folded
+    QCOMPARE(store.search("therm").size(), 1);         // prefix of the last word while typing
+    QCOMPARE(store.search("\"unbalanced OR").size(), 0);  // operators are literal, no syntax error
+    // Updated content is re-indexed (a streaming reply grows).
+    store.updateContent(m3.id, "Use a water bath.");
+    QCOMPARE(store.search("checker").size(), 1);
+    QCOMPARE(store.search("water bath").size(), 1);
+}
+
+void StoreTest::exportImportRoundTrip() {
+    QTemporaryDir dir;
+    ChatStore store(dir.filePath("h.db"));
+    SamplingSettings s;
+    s.temperature = 0.3;
+    s.seed = 42;
+    const qint64 c = store.createConversation("Round trip", "You are terse.", s, "Precise");
+    MessageRecord u{0, c, 0, "user", "Hello **there**\n```cpp\nint x;\n```"};
+    store.addMessage(u);
+    MessageRecord a1{0, c, u.id, "assistant", "First reply", "stories260K", s};
+    a1.stats = ReplyStats{12, 4, 30, 55.5, 800, 120.25, "length"};
+    store.addMessage(a1);
+    MessageRecord a2{0, c, u.id, "assistant", "Second reply, cut", "stories260K", s};
+    a2.status = MessageStatus::Interrupted;
+    store.addMessage(a2);
+    store.setActiveLeaf(c, a1.id);
+
+    const QByteArray json = exportJson(store, c);
+    const qint64 c2 = importJson(store, json);
+    QVERIFY(c2 != c);
+    const ConversationRecord r = store.conversation(c2);
+    QCOMPARE(r.title, QString("Round trip"));
+    QCOMPARE(r.systemPrompt, QString("You are terse."));
+    QCOMPARE(r.preset, QString("Precise"));
+    QCOMPARE(r.sampling, s);
+    const auto orig = store.allMessages(c), copy = store.allMessages(c2);
+    QCOMPARE(copy.size(), orig.size());
+    for (int i = 0; i < orig.size(); ++i) {
+        QCOMPARE(copy[i].role, orig[i].role);
+        QCOMPARE(copy[i].content, orig[i].content);
+        QCOMPARE(copy[i].status, orig[i].status);
+        QCOMPARE(copy[i].model, orig[i].model);
+        QCOMPARE(copy[i].createdAt, orig[i].createdAt);
+        QCOMPARE(copy[i].stats.generatedTokens, orig[i].stats.generatedTokens);
+        QCOMPARE(copy[i].stats.decodeTokS, orig[i].stats.decodeTokS);
+        QCOMPARE(copy[i].stats.finishReason, orig[i].stats.finishReason);
+    }
+    QCOMPARE(store.activePath(c2).last().content, QString("First reply"));
+    QCOMPARE(store.siblings(store.activePath(c2).last()).size(), 2);
+    // Exporting the copy gives the same document apart from ids.
+    QJsonObject e1 = QJsonDocument::fromJson(json).object(), e2 = QJsonDocument::fromJson(exportJson(store, c2)).object();
+    QCOMPARE(e1["messages"].toArray().size(), e2["messages"].toArray().size());
+    QCOMPARE(e1["system_prompt"], e2["system_prompt"]);
+}
+
+void StoreTest::importRejectsBadFiles() {
+    QTemporaryDir dir;
+    ChatStore store(dir.filePath("h.db"));
+    const auto rejects = [&](const QByteArray& json, const QString& expected) {
+        try {
+            importJson(store, json);
+            QFAIL("accepted a bad file");
+        } catch (const StoreError& e) {
+            QVERIFY2(e.message().contains(expected), qPrintable(e.message()));
+        }
+    };
+    rejects("{not json", "not a valid JSON");
+    rejects(R"({"format":"something-else"})", "not a Folio conversation");
+    rejects(R"({"format":"folio-conversation","version":99})", "format version 99");
+    rejects(R"({"format":"folio-conversation","version":1,"messages":[{"id":1,"role":"user","content":"a","parent":5}]})",
+            "messages[0].parent");
+    rejects(R"({"format":"folio-conversation","version":1,"messages":[{"id":1,"role":"wizard","content":"a"}]})",
+            "messages[0].role");
+    QCOMPARE(store.conversations().size(), 0);  // nothing half-imported
+}
+
+void StoreTest::markdownExport() {
+    QTemporaryDir dir;
+    ChatStore store(dir.filePath("h.db"));
+    const qint64 c = store.createConversation("Notes", "Answer in English.", {}, "");
+    MessageRecord u{0, c, 0, "user", "Hi"};
+    store.addMessage(u);
+    MessageRecord a{0, c, u.id, "assistant", "Hello!", "tiny"};
+    a.status = MessageStatus::Interrupted;
+    store.addMessage(a);
+    const QString md = exportMarkdown(store, c);
+    QVERIFY(md.startsWith("# Notes\n"));
+    QVERIFY(md.contains("> **System prompt:** Answer in English."));
+    QVERIFY(md.contains("## You\n\nHi\n"));
+    QVERIFY(md.contains("## Assistant (tiny)\n\nHello!\n"));
+    QVERIFY(md.contains("*(reply interrupted)*"));
+}
+
+void StoreTest::corruptFileIsMovedAside() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("h.db");
+    {
+        QFile f(path);
+        QVERIFY(f.open(QIODevice::WriteOnly));
+        f.write(QByteArray("this is not an SQLite database at all, just some bytes ").repeated(200));
+    }
+    ChatStore store(path);
+    QVERIFY(!store.recoveryMessage().isEmpty());
+    QVERIFY2(store.recoveryMessage().contains(".corrupt-"), qPrintable(store.recoveryMessage()));
+    const QStringList aside = QDir(dir.path()).entryList({"h.db.corrupt-*"});
+    QCOMPARE(aside.size(), 1);
+    QFile old(dir.filePath(aside[0]));
+    QVERIFY(old.open(QIODevice::ReadOnly));
+    QVERIFY(old.readAll().startsWith("this is not an SQLite"));  // kept byte for byte
+    QCOMPARE(store.conversations().size(), 0);
+    store.createConversation("works", "", {}, "");
+    QCOMPARE(store.conversations().size(), 1);
+}
+
+void StoreTest::streamingReplyReadsAsInterrupted() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("h.db");
+    qint64 id = 0;
+    {
+        ChatStore store(path);
+        const qint64 c = store.createConversation("x", "", {}, "");
+        MessageRecord a{0, c, 0, "assistant", "partial"};
+        a.status = MessageStatus::Streaming;
+        id = store.addMessage(a);
+    }
+    ChatStore reopened(path);
+    QCOMPARE(reopened.interruptedAtOpen(), 1);
+    QCOMPARE(reopened.message(id).status, MessageStatus::Interrupted);
+    QCOMPARE(reopened.message(id).content, QString("partial"));
+}
+
+void StoreTest::deleteRemovesMessagesAndSearchRows() {
+    QTemporaryDir dir;
+    ChatStore store(dir.filePath("h.db"));
+    const qint64 c = store.createConversation("gone", "", {}, "");
+    MessageRecord u{0, c, 0, "user", "zebra crossing"};
+    store.addMessage(u);
+    MessageRecord a{0, c, u.id, "assistant", "zebra stripes"};
+    store.addMessage(a);
+    QCOMPARE(store.search("zebra").size(), 2);
+    store.deleteConversation(c);
+    QCOMPARE(store.allMessages(c).size(), 0);
+    QCOMPARE(store.search("zebra").size(), 0);
+}
+
+QTEST_GUILESS_MAIN(StoreTest)
+#include "tst_store.moc"

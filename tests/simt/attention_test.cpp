@@ -1,0 +1,249 @@
+// Paged decode and prefill attention against cpu::paged_attention, over random block tables.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+#include "engine/cpu/ops.h"
+#include "kernels/attention.h"
+#include "support/simt_test_util.h"
+
+namespace folio::cuda {
+namespace {
+
+using test::DeviceArray;
+
+// A pool with random fp16-representable contents and one block table per sequence, blocks drawn
+// from a shuffled pool so tables are permutations, not ranges.
+struct PagedFixture {
+    KvLayout layout;
+    std::vector<float> k, v;                 // host copies (fp32 of the fp16 values)
+    std::vector<std::vector<int32_t>> tables;
+    int max_blocks = 0;
+    DeviceArray<__half> dk, dv;
+    DeviceArray<int32_t> dtables;
+
+    PagedFixture(int kv_heads, int head_dim, int block_size, const std::vector<int>& seq_lens, uint64_t seed) {
+        layout.num_layers = 1;
+        layout.num_kv_heads = kv_heads;
+        layout.head_dim = head_dim;
+        layout.block_size = block_size;
+        int needed = 0;
+        for (int len : seq_lens) {
+            const int b = (len + block_size - 1) / block_size;
+            needed += b;
+            max_blocks = std::max(max_blocks, b);
+        }
+        max_blocks = std::max(max_blocks, 1);
+        layout.num_blocks = needed + 3;
+        const size_t elems = size_t(layout.num_blocks * layout.block_elems());
+        k = test::round_to_half(test::random_floats(elems, -1.5f, 1.5f, seed));
+        v = test::round_to_half(test::random_floats(elems, -1.5f, 1.5f, seed + 1));
+        std::vector<int32_t> ids(size_t(layout.num_blocks));
+        std::iota(ids.begin(), ids.end(), 0);
+        std::shuffle(ids.begin(), ids.end(), std::mt19937_64(seed + 2));
+        size_t next = 0;
+        std::vector<int32_t> flat;
+        for (int len : seq_lens) {
+            std::vector<int32_t> t;
+            for (int b = 0; b < (len + block_size - 1) / block_size; ++b) t.push_back(ids[next++]);
+            tables.push_back(t);
+            t.resize(size_t(max_blocks), -1);  // unused entries are never read
+            flat.insert(flat.end(), t.begin(), t.end());
+        }
+        dk = DeviceArray<__half>(test::to_half(k));
+        dv = DeviceArray<__half>(test::to_half(v));
+        dtables = DeviceArray<int32_t>(flat);
+    }
+
+    PagedKv view() const {
+        PagedKv p;
+        p.k_pool = dk.get();
+        p.v_pool = dv.get();
+        p.num_kv_heads = layout.num_kv_heads;
+        p.head_dim = layout.head_dim;
+        p.block_size = layout.block_size;
+        p.block_tables = dtables.get();
+        p.max_blocks_per_seq = max_blocks;
+        return p;
+    }
+};
+
+struct DecodeCase {
+    int heads, kv_heads, head_dim, block_size, partition;
+    std::vector<int> lens;  // 0: a padding row
+};
+
+TEST(SimtDecodeAttention, MatchesCpuReferenceAcrossGqaPartitionsAndBlockTables) {
+    const DecodeCase cases[] = {
+        {8, 8, 16, 16, 512, {1, 15, 16, 17, 40}},          // GQA 1, block boundaries
+        {8, 4, 8, 16, 32, {100, 33, 0, 7}},                  // GQA 2, several partitions, a padding row
+        {8, 2, 64, 16, 48, {130, 1, 49}},                    // GQA 4, partition not a block multiple
+        {16, 2, 128, 16, 64, {200, 64, 65}},                 // GQA 8
+        {32, 2, 32, 8, 40, {90, 3}},                         // GQA 16: two head chunks per KV head
+        {4, 1, 80, 16, 512, {37}},                           // head_dim 80
+        {4, 2, 256, 16, 128, {150, 20}},                     // head_dim 256, two partitions
+    };
+    uint64_t seed = 1;
+    for (const auto& c : cases) {
+        SCOPED_TRACE("heads " + std::to_string(c.heads) + "/" + std::to_string(c.kv_heads) + " dim " +
+                     std::to_string(c.head_dim) + " partition " + std::to_string(c.partition));
+        PagedFixture f(c.kv_heads, c.head_dim, c.block_size, c.lens, seed);
+        seed += 10;
+        const int S = int(c.lens.size());
+        const int q_width = c.heads * c.head_dim;
+        const int q_stride = q_width + 2 * c.kv_heads * c.head_dim;  // rows of a fused QKV buffer
+        const auto q = test::round_to_half(test::random_floats(size_t(S + 2) * q_stride, -1.5f, 1.5f, seed++));
+        std::vector<int32_t> rows(static_cast<size_t>(S));
+        for (int s = 0; s < S; ++s) rows[size_t(s)] = S + 1 - s;  // queries at scattered rows of the batch
+        const float scale = 1.0f / std::sqrt(float(c.head_dim));
+        std::vector<float> expect(size_t(S + 2) * q_width, NAN);
+        for (int s = 0; s < S; ++s) {
+            const int len = c.lens[size_t(s)];
+            float* o = &expect[size_t(rows[size_t(s)]) * q_width];
+            if (len == 0) {
+                std::fill(o, o + q_width, 0.0f);
+                continue;
+            }
+            cpu::paged_attention(&q[size_t(rows[size_t(s)]) * q_stride], o, 1, len - 1, c.heads, f.layout, f.k.data(),
+                                 f.v.data(), f.tables[size_t(s)].data(), scale);
+        }
+        int max_parts = 1;
+        for (int len : c.lens) max_parts = std::max(max_parts, (len + c.partition - 1) / c.partition);
+        test::for_each_schedule([&](const char*) {
+            DeviceArray<__half> dq(test::to_half(q)), dout(expect.size());
+            DeviceArray<int32_t> drows(rows), dlens(c.lens);
+            // The grid may be larger than needed (CUDA graphs size it for the longest context).
+            const int grid_parts = max_parts + 1;
+            DeviceArray<float> work(decode_attention_workspace_floats(S, c.heads, c.head_dim, grid_parts));
+            dout.poison();
+            work.poison();
+            DecodeAttention a;
+            a.q = dq.get();
+            a.q_stride = q_stride;
+            a.out = dout.get();
+            a.out_stride = q_width;
+            a.q_rows = drows.get();
+            a.seq_lens = dlens.get();
+            a.num_seqs = S;
+            a.num_heads = c.heads;
+            a.scale = scale;
+            a.partition_size = c.partition;
+            a.max_partitions = grid_parts;
+            a.workspace = work.get();
+            decode_attention(a, f.view(), nullptr);
+            const auto got = test::from_half(dout.download());
+            // Rows that hold no decode query stay untouched (poison in both).
+            std::vector<float> g, e;
+            for (int s = 0; s < S; ++s) {
+                const size_t r = size_t(rows[size_t(s)]) * q_width;
+                g.insert(g.end(), got.begin() + ptrdiff_t(r), got.begin() + ptrdiff_t(r + size_t(q_width)));
+                e.insert(e.end(), expect.begin() + ptrdiff_t(r), expect.begin() + ptrdiff_t(r + size_t(q_width)));
+            }
+            EXPECT_TRUE(test::all_close(g, e, 2e-3f, 5e-3f));
+            for (int r : {0, 1}) EXPECT_TRUE(std::isnan(got[size_t(r) * q_width]));
+        });
+    }
+}
+
+TEST(SimtDecodeAttention, TooFewPartitionsIsLoudNotSilent) {
+    PagedFixture f(2, 16, 16, {100}, 3);
+    const auto q = test::round_to_half(test::random_floats(64, -1, 1, 4));
+    DeviceArray<__half> dq(test::to_half(q)), dout(64);
+    DeviceArray<int32_t> drows(std::vector<int32_t>{0}), dlens(std::vector<int32_t>{100});
+    DeviceArray<float> work(decode_attention_workspace_floats(1, 4, 16, 2));
+    DecodeAttention a;
+    a.q = dq.get();
+    a.q_stride = 64;
+    a.out = dout.get();
+    a.out_stride = 64;
+    a.q_rows = drows.get();
+    a.seq_lens = dlens.get();
+    a.num_seqs = 1;
+    a.num_heads = 4;
+    a.partition_size = 32;  // needs 4 partitions
+    a.max_partitions = 2;
+    a.workspace = work.get();
+    decode_attention(a, f.view(), nullptr);
+    for (float x : test::from_half(dout.download())) EXPECT_TRUE(std::isnan(x));
+}
+
+struct PrefillSeq {
+    int before, num_q;
+};
+
+struct PrefillCase {
+    int heads, kv_heads, head_dim, block_size;
+    std::vector<PrefillSeq> seqs;
+};
+
+TEST(SimtPrefillAttention, CausalChunksOverCachedPrefixMatchCpuReference) {
+    const PrefillCase cases[] = {
+        {8, 4, 8, 16, {{0, 5}, {20, 33}, {7, 1}}},   // stories260K shape (CUDA cores): a fresh prompt, a second chunk, one token
+        {8, 8, 16, 16, {{0, 40}, {16, 16}}},          // GQA 1, chunk starting on a block boundary
+        {8, 2, 64, 8, {{3, 70}}},                      // GQA 4, tensor cores (64-row tiles)
+        {16, 2, 128, 16, {{31, 9}, {0, 17}}},         // GQA 8
+        {4, 1, 80, 16, {{5, 12}}},
+        {4, 2, 96, 16, {{100, 130}, {0, 3}}},          // tensor cores: three 64-row tiles after a long prefix
+        {4, 4, 256, 16, {{10, 20}}},                   // CUDA cores, 16-row tiles, opt-in shared memory
+    };
+    uint64_t seed = 50;
+    for (const auto& c : cases) {
+        SCOPED_TRACE("heads " + std::to_string(c.heads) + "/" + std::to_string(c.kv_heads) + " dim " + std::to_string(c.head_dim));
+        std::vector<int> lens;
+        for (const auto& s : c.seqs) lens.push_back(s.before + s.num_q);
+        PagedFixture f(c.kv_heads, c.head_dim, c.block_size, lens, seed);
+        seed += 10;
+        const int q_width = c.heads * c.head_dim;
+        const int q_stride = q_width + 2 * c.kv_heads * c.head_dim;
+        int T = 0;
+        std::vector<int32_t> q_row, num_q, before, tile_seq, tile_q0;
+        const int tile_rows = prefill_tile_rows(c.head_dim);
+        for (size_t s = 0; s < c.seqs.size(); ++s) {
+            q_row.push_back(T);
+            num_q.push_back(c.seqs[s].num_q);
+            before.push_back(c.seqs[s].before);
+            for (int q0 = 0; q0 < c.seqs[s].num_q; q0 += tile_rows) {
+                tile_seq.push_back(int32_t(s));
+                tile_q0.push_back(q0);
+            }
+            T += c.seqs[s].num_q;
+        }
+        const auto q = test::round_to_half(test::random_floats(size_t(T) * q_stride, -1.5f, 1.5f, seed++));
+        const float scale = 1.0f / std::sqrt(float(c.head_dim));
+        std::vector<float> expect(size_t(T) * q_width);
+        for (size_t s = 0; s < c.seqs.size(); ++s) {
+            // cpu::paged_attention wants contiguous query rows: repack from the strided QKV rows.
+            std::vector<float> qs(size_t(c.seqs[s].num_q) * q_width);
+            for (int i = 0; i < c.seqs[s].num_q; ++i)
+                std::copy_n(&q[size_t(q_row[s] + i) * q_stride], q_width, &qs[size_t(i) * q_width]);
+            cpu::paged_attention(qs.data(), &expect[size_t(q_row[s]) * q_width], c.seqs[s].num_q, c.seqs[s].before, c.heads,
+                                 f.layout, f.k.data(), f.v.data(), f.tables[s].data(), scale);
+        }
+        test::for_each_schedule([&](const char*) {
+            DeviceArray<__half> dq(test::to_half(q)), dout(expect.size());
+            DeviceArray<int32_t> dqrow(q_row), dnumq(num_q), dbefore(before), dts(tile_seq), dtq(tile_q0);
+            dout.poison();
+            PrefillAttention a;
+            a.q = dq.get();
+            a.q_stride = q_stride;
+            a.out = dout.get();
+            a.out_stride = q_width;
+            a.num_heads = c.heads;
+            a.scale = scale;
+            a.seq_q_row = dqrow.get();
+            a.seq_num_q = dnumq.get();
+            a.seq_context_before = dbefore.get();
+            a.tile_seq = dts.get();
+            a.tile_q0 = dtq.get();
+            a.num_tiles = int(tile_seq.size());
+            prefill_attention(a, f.view(), nullptr);
+            EXPECT_TRUE(test::all_close(test::from_half(dout.download()), expect, 2e-3f, 5e-3f));
+        });
+    }
+}
+
+}  // namespace
+}  // namespace folio::cuda

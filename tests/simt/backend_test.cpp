@@ -1,0 +1,373 @@
+// The CUDA backend end to end against the CPU backend (the oracle) on the fixture models: teacher-
+// forced logits at every position, greedy generation, mixed prefill/decode batches, CUDA-graph
+// decode steps, copy-on-write block copies and the out-of-memory message. The same file runs in the
+// SIMT harness (CI) and on a real GPU (tests/gpu, device_check.sh).
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+
+#include "engine/backend/backend.h"
+#include "engine/core/error.h"
+#include "engine/cpu/cpu_backend.h"
+#include "engine/model/model.h"
+#include "engine/sampling/sampler.h"
+#include "kernels/cuda_backend.h"
+#include "tests/engine/cpu/model_fixture.h"
+#include "tests/support/fixtures.h"
+
+namespace folio {
+namespace {
+
+struct Fixture {
+    std::unique_ptr<Model> model;
+    nlohmann::json expected;
+};
+
+Fixture load(const std::string& name) {
+    const std::string dir = test::fixture_path("models/" + name);
+    return {test::load_weights_only(dir), nlohmann::json::parse(test::read_file(dir + "/expected_greedy.json"))};
+}
+
+BackendOptions small_options(bool graphs = true) {
+    BackendOptions o;
+    o.max_num_batched_tokens = 96;
+    o.max_num_seqs = 8;
+    o.cuda_graphs = graphs;
+    return o;
+}
+
+KvLayout layout_for(const Model& m, int blocks = 64) {
+    return KvLayout{m.config.num_layers, m.config.num_kv_heads, m.config.head_dim, 16, blocks};
+}
+
+// A block table that is deliberately not in order: sequence `which` of several gets every k-th block
+// counting down from the top.
+std::vector<int32_t> scattered_table(int which, int stride, int blocks, int pool) {
+    std::vector<int32_t> t;
+    for (int b = 0; b < blocks; ++b) t.push_back(pool - 1 - (b * stride + which));
+    return t;
+}
+
+struct Step {
+    int seq;        // index into tables
+    int begin, n;   // tokens [begin, begin + n) of that sequence
+};
+
+// One forward of several sequences' slices; every slice wants the logits of its last token.
+ForwardBatch make_batch(const std::vector<const std::vector<int>*>& seqs, const std::vector<std::vector<int32_t>>& tables,
+                        const std::vector<Step>& steps) {
+    ForwardBatch b;
+    for (const Step& st : steps) {
+        SeqSlice s;
+        s.seq_id = st.seq;
+        s.token_offset = b.num_tokens();
+        s.num_tokens = st.n;
+        s.context_before = st.begin;
+        s.num_blocks = (st.begin + st.n + 15) / 16;
+        s.block_table_offset = int(b.block_tables.size());
+        s.want_logits = true;
+        b.block_tables.insert(b.block_tables.end(), tables[size_t(st.seq)].begin(), tables[size_t(st.seq)].begin() + s.num_blocks);
+        b.tokens.insert(b.tokens.end(), seqs[size_t(st.seq)]->begin() + st.begin, seqs[size_t(st.seq)]->begin() + st.begin + st.n);
+        b.seqs.push_back(s);
+    }
+    return b;
+}
+
+struct Agreement {
+    int rows = 0, checked = 0, agreed = 0;
+    double worst_rel = 0.0;
+};
+
+// Compares logits rows: relative L2 error everywhere, top-1 where the reference's top-2 margin is clear.
+void compare_rows(const std::vector<float>& got, const std::vector<float>& ref, int vocab, Agreement& a) {
+    ASSERT_EQ(got.size(), ref.size());
+    for (size_t r = 0; r < ref.size() / size_t(vocab); ++r) {
+        const float* g = &got[r * size_t(vocab)];
+        const float* c = &ref[r * size_t(vocab)];
+        double num = 0, den = 0;
+        int gb = 0, cb = 0;
+        for (int i = 0; i < vocab; ++i) {
+            ASSERT_TRUE(std::isfinite(g[i])) << "row " << r << " logit " << i;
+            num += double(g[i] - c[i]) * (g[i] - c[i]);
+            den += double(c[i]) * c[i];
+            if (g[i] > g[gb]) gb = i;
+            if (c[i] > c[cb]) cb = i;
+        }
+        float second = -INFINITY;
+        for (int i = 0; i < vocab; ++i)
+            if (i != cb) second = std::max(second, c[i]);
+        a.rows++;
+        a.worst_rel = std::max(a.worst_rel, std::sqrt(num / std::max(den, 1e-30)));
+        if (c[cb] - second > 0.01f) {  // clear: far beyond the ~1e-3 fp16 error
+            a.checked++;
+            a.agreed += gb == cb;
+        }
+    }
+}
+
+void run_both(Backend& gpu, Backend& cpu, const ForwardBatch& b, int vocab, Agreement& a) {
+    std::vector<float> lg, lc;
+    gpu.forward(b, lg);
+    cpu.forward(b, lc);
+    compare_rows(lg, lc, vocab, a);
+}
+
+// Teacher forcing: the reference continuation is fed back, so every position is compared even
+// where the two backends would part ways in free generation.
+Agreement teacher_forced(const Fixture& f, int prefill_chunk, const BackendOptions& options) {
+    const Model& m = *f.model;
+    auto gpu = make_cuda_backend(m, options);
+    auto cpu = make_cpu_backend(m, BackendOptions{});
+    const KvLayout layout = layout_for(m);
+    gpu->allocate_kv(layout);
+    cpu->allocate_kv(layout);
+    Agreement a;
+    for (const auto& c : f.expected["cases"]) {
+        std::vector<int> seq = c["prompt_ids"].get<std::vector<int>>();
+        const auto ids = c["ids"].get<std::vector<int>>();
+        const int prompt = int(seq.size());
+        seq.insert(seq.end(), ids.begin(), ids.end());
+        const std::vector<std::vector<int32_t>> tables{scattered_table(0, 1, 64, 64)};
+        int pos = 0;
+        while (pos < int(seq.size())) {
+            const int n = pos < prompt ? std::min(prefill_chunk, prompt - pos) : 1;
+            run_both(*gpu, *cpu, make_batch({&seq}, tables, {{0, pos, n}}), m.config.vocab_size, a);
+            pos += n;
+        }
+    }
+    return a;
+}
+
+void expect_parity(const Agreement& a, const char* what) {
+    SCOPED_TRACE(what);
+    EXPECT_GT(a.rows, 0);
+    EXPECT_LT(a.worst_rel, 2e-2) << "worst relative logit error";
+    EXPECT_GE(a.checked, std::max(1, a.rows / 3)) << "too few positions with a clear top-1 to be a meaningful check";
+    EXPECT_EQ(a.agreed, a.checked) << "top-1 disagreements where the reference margin is clear";
+    std::printf("[ parity ] %s: %d positions, worst relative logit error %.2e, top-1 agrees at %d/%d clear positions\n", what,
+                a.rows, a.worst_rel, a.agreed, a.checked);
+}
+
+TEST(CudaBackend, TeacherForcedParityStories260K) {
+    const Fixture f = load("stories260K");
+    expect_parity(teacher_forced(f, 1 << 20, small_options()), "stories260K, whole prompt then decode");
+    // Prefill in chunks of 2, and 16-key decode partitions: a 69-token context spans five thread
+    // blocks per head, merged by the second kernel (PagedAttention v2).
+    setenv("FOLIO_CUDA_PARTITION_SIZE", "16", 1);
+    const Agreement a = teacher_forced(f, 2, small_options());
+    unsetenv("FOLIO_CUDA_PARTITION_SIZE");
+    expect_parity(a, "stories260K, 2-token prefill chunks, 16-key partitions");
+}
+
+TEST(CudaBackend, TeacherForcedParityTinyAwq) {
+    const Fixture f = load("tiny-awq");
+    expect_parity(teacher_forced(f, 1 << 20, small_options()), "tiny-awq");
+}
+
+std::vector<int> greedy_generate(Backend& backend, const Model& m, const std::vector<int>& prompt, int steps) {
+    backend.allocate_kv(layout_for(m));
+    std::vector<int> seq = prompt, out;
+    const std::vector<std::vector<int32_t>> tables{scattered_table(0, 1, 64, 64)};
+    SamplingParams greedy;
+    greedy.temperature = 0.0f;
+    SamplingRow row;
+    row.params = &greedy;
+    int pos = 0;
+    while (int(out.size()) < steps) {
+        const int n = pos == 0 ? int(seq.size()) : 1;
+        std::vector<int32_t> ids;
+        backend.forward_and_sample(make_batch({&seq}, tables, {{0, pos, n}}), {row}, ids);
+        pos += n;
+        out.push_back(ids.at(0));
+        seq.push_back(ids.at(0));
+    }
+    return out;
+}
+
+TEST(CudaBackend, GreedyGenerationMatchesTheFixtures) {
+    for (const char* name : {"stories260K", "tiny-awq"}) {
+        const Fixture f = load(name);
+        auto gpu = make_cuda_backend(*f.model, small_options());  // graphs on: GraphReplaysEqualEagerSteps covers off
+        for (const auto& c : f.expected["cases"]) {
+            const auto want = c["ids"].get<std::vector<int>>();
+            EXPECT_EQ(greedy_generate(*gpu, *f.model, c["prompt_ids"].get<std::vector<int>>(), int(want.size())), want) << name;
+        }
+    }
+}
+
+TEST(CudaBackend, MixedBatchesMatchTheCpuSequenceBySequence) {
+    const Fixture f = load("stories260K");
+    const Model& m = *f.model;
+    auto gpu = make_cuda_backend(m, small_options());
+    auto cpu = make_cpu_backend(m, BackendOptions{});
+    gpu->allocate_kv(layout_for(m));
+    cpu->allocate_kv(layout_for(m));
+    // Three sequences interleaved in one pool: prefill chunks and decodes in the same steps.
+    std::vector<int> a, b, c;
+    for (int i = 0; i < 40; ++i) {
+        a.push_back(1 + (i * 7) % 500);
+        b.push_back(1 + (i * 13 + 5) % 500);
+        c.push_back(1 + (i * 31 + 2) % 500);
+    }
+    const std::vector<std::vector<int32_t>> tables{scattered_table(0, 3, 3, 64), scattered_table(1, 3, 3, 64),
+                                                   scattered_table(2, 3, 3, 64)};
+    const std::vector<std::vector<Step>> steps = {
+        {{0, 0, 17}},                              // a: prefill
+        {{0, 17, 1}, {1, 0, 20}},                  // a decodes while b prefills
+        {{1, 20, 1}, {0, 18, 1}, {2, 0, 33}},      // c prefills across three blocks
+        {{2, 33, 1}, {1, 21, 5}, {0, 19, 1}},      // b gets a second chunk
+        {{0, 20, 1}, {1, 26, 1}, {2, 34, 1}},      // a pure decode step (CUDA graph path when sampling)
+    };
+    Agreement agree;
+    for (const auto& st : steps) run_both(*gpu, *cpu, make_batch({&a, &b, &c}, tables, st), m.config.vocab_size, agree);
+    expect_parity(agree, "stories260K mixed batches");
+}
+
+TEST(CudaBackend, GraphReplaysEqualEagerSteps) {
+    // Two backends fed the same decode batches, one replaying captured graphs: identical tokens,
+    // for several batch sizes (padding up to the graph's bucket) and contexts crossing blocks.
+    const Fixture f = load("stories260K");
+    const Model& m = *f.model;
+    auto with = make_cuda_backend(m, small_options(true));
+    auto without = make_cuda_backend(m, small_options(false));
+    with->allocate_kv(layout_for(m));
+    without->allocate_kv(layout_for(m));
+    std::vector<std::vector<int>> seqs(5);
+    std::vector<std::vector<int32_t>> tables;
+    for (int s = 0; s < 5; ++s) {
+        seqs[size_t(s)] = {1, 10 + s, 20 + s, 30 + 2 * s};
+        tables.push_back(scattered_table(s, 5, 12, 64));
+    }
+    std::vector<const std::vector<int>*> ptrs;
+    for (auto& s : seqs) ptrs.push_back(&s);
+    SamplingParams greedy;
+    greedy.temperature = 0.0f;
+    // Prefill everyone, then decode a growing subset for 24 steps.
+    std::vector<Step> pre;
+    for (int s = 0; s < 5; ++s) pre.push_back({s, 0, 4});
+    std::vector<SamplingRow> rows(5);
+    for (auto& r : rows) r.params = &greedy;
+    std::vector<int32_t> x, y;
+    with->forward_and_sample(make_batch(ptrs, tables, pre), rows, x);
+    without->forward_and_sample(make_batch(ptrs, tables, pre), rows, y);
+    ASSERT_EQ(x, y);
+    for (int s = 0; s < 5; ++s) seqs[size_t(s)].push_back(x[size_t(s)]);
+    for (int step = 0; step < 24; ++step) {
+        const int active = 1 + step % 5;
+        std::vector<Step> st;
+        for (int s = 0; s < active; ++s) st.push_back({s, int(seqs[size_t(s)].size()) - 1, 1});
+        std::vector<SamplingRow> r(static_cast<size_t>(active));
+        for (auto& q : r) q.params = &greedy;
+        with->forward_and_sample(make_batch(ptrs, tables, st), r, x);
+        without->forward_and_sample(make_batch(ptrs, tables, st), r, y);
+        ASSERT_EQ(x, y) << "step " << step;
+        for (int s = 0; s < active; ++s) seqs[size_t(s)].push_back(x[size_t(s)]);
+        // The others fall behind: re-feed their last token next time they are active.
+        for (int s = active; s < 5; ++s) seqs[size_t(s)].push_back(seqs[size_t(s)].back());
+    }
+}
+
+TEST(CudaBackend, DeviceSamplingEqualsHostSamplingOfTheSameLogits) {
+    // forward() hands the logits to the host sampler; forward_and_sample() samples on the device
+    // (through CUDA graphs for these decode steps). Same logits, same seeds: same tokens.
+    const Fixture f = load("tiny-awq");
+    const Model& m = *f.model;
+    auto gpu = make_cuda_backend(m, small_options());
+    gpu->allocate_kv(layout_for(m));
+    std::vector<std::vector<int>> seqs = {{1, 15043, 29892}, {1, 450, 4996}, {1, 3118, 2501}};
+    std::vector<std::vector<int32_t>> tables;
+    for (int s = 0; s < 3; ++s) tables.push_back(scattered_table(s, 3, 8, 64));
+    std::vector<const std::vector<int>*> ptrs{&seqs[0], &seqs[1], &seqs[2]};
+    std::vector<SamplingParams> params(3);
+    params[0].temperature = 0.8f;
+    params[0].top_p = 0.9f;
+    params[1].top_k = 40;
+    params[1].min_p = 0.05f;
+    params[2].temperature = 1.2f;
+    params[2].repetition_penalty = 1.3f;  // penalties: the eager path
+    std::vector<float> logits;
+    std::vector<int32_t> ids;
+    std::vector<Step> pre{{0, 0, 3}, {1, 0, 3}, {2, 0, 3}};
+    gpu->forward(make_batch(ptrs, tables, pre), logits);
+    Sampler host;
+    for (int step = 0; step < 6; ++step) {
+        std::vector<Step> st;
+        for (int s = 0; s < 3; ++s) st.push_back({s, int(seqs[size_t(s)].size()) - 1, 1});
+        const ForwardBatch b = make_batch(ptrs, tables, st);
+        std::vector<SamplingRow> rows(3);
+        for (int s = 0; s < 3; ++s) {
+            rows[size_t(s)].params = &params[size_t(s)];
+            rows[size_t(s)].prompt_ids = seqs[size_t(s)].data();
+            rows[size_t(s)].num_prompt_ids = 3;
+            rows[size_t(s)].output_ids = seqs[size_t(s)].data() + 3;
+            rows[size_t(s)].num_output_ids = int(seqs[size_t(s)].size()) - 3;
+            rows[size_t(s)].seed = 77 + uint64_t(s);
+            rows[size_t(s)].step = uint64_t(step);
+        }
+        gpu->forward(b, logits);  // rewrites the same KV slots with the same values
+        std::vector<int32_t> expect;
+        for (int s = 0; s < 3; ++s) expect.push_back(host.sample(&logits[size_t(s) * m.config.vocab_size], m.config.vocab_size, rows[size_t(s)]));
+        gpu->forward_and_sample(b, rows, ids);
+        EXPECT_EQ(ids, expect) << "step " << step;
+        // Without the penalised row the batch qualifies for a CUDA graph.
+        std::vector<SamplingRow> two(rows.begin(), rows.begin() + 2);
+        std::vector<Step> st2(st.begin(), st.begin() + 2);
+        std::vector<int32_t> ids2;
+        gpu->forward_and_sample(make_batch(ptrs, tables, st2), two, ids2);
+        EXPECT_EQ(ids2, std::vector<int32_t>(expect.begin(), expect.begin() + 2)) << "step " << step << " (graph)";
+        for (int s = 0; s < 3; ++s) seqs[size_t(s)].push_back(ids[size_t(s)]);
+    }
+}
+
+TEST(CudaBackend, CopiedBlocksGiveTheSameContinuation) {
+    const Fixture f = load("stories260K");
+    const Model& m = *f.model;
+    auto gpu = make_cuda_backend(m, small_options());
+    gpu->allocate_kv(layout_for(m));
+    std::vector<int> seq;
+    for (int i = 0; i < 21; ++i) seq.push_back(1 + i * 11 % 400);
+    const std::vector<int32_t> orig{5, 9}, copy{40, 41};
+    std::vector<float> l1, l2;
+    gpu->forward(make_batch({&seq}, {orig}, {{0, 0, 20}}), l1);
+    gpu->copy_blocks({{5, 40}, {9, 41}});
+    gpu->forward(make_batch({&seq}, {orig}, {{0, 20, 1}}), l1);
+    gpu->forward(make_batch({&seq}, {copy}, {{0, 20, 1}}), l2);
+    EXPECT_EQ(l1, l2);
+    EXPECT_THROW(gpu->copy_blocks({{0, 64}}), Error);
+}
+
+TEST(CudaBackend, RejectsBadBatchesAndSaysWhenTheModelDoesNotFit) {
+    const Fixture f = load("stories260K");
+    const Model& m = *f.model;
+    auto gpu = make_cuda_backend(m, small_options());
+    std::vector<float> logits;
+    std::vector<int> seq{1, 2, 3};
+    EXPECT_THROW(gpu->forward(make_batch({&seq}, {{0}}, {{0, 0, 3}}), logits), Error);  // before allocate_kv
+    gpu->allocate_kv(layout_for(m, 8));
+    EXPECT_THROW(gpu->forward(make_batch({&seq}, {{8}}, {{0, 0, 3}}), logits), Error);  // block outside the pool
+    std::vector<int> bad{1, 600};
+    EXPECT_THROW(gpu->forward(make_batch({&bad}, {{0}}, {{0, 0, 2}}), logits), Error);  // token outside the vocabulary
+    std::vector<int> big(200, 1);
+    EXPECT_THROW(gpu->forward(make_batch({&big}, {scattered_table(0, 1, 8, 8)}, {{0, 0, 100}}), logits), Error);  // > 96 tokens
+    try {
+        gpu->plan_kv_blocks(layout_for(m), 0, int64_t(1) << 40);
+        FAIL() << "an impossible pool was planned";
+    } catch (const Error& e) {
+        const std::string msg = e.what();
+        EXPECT_NE(msg.find("weights"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("minimum KV cache"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("GB"), std::string::npos) << msg;
+    }
+    EXPECT_GE(gpu->plan_kv_blocks(layout_for(m), 0, 1), 1);
+    const MemoryInfo mem = gpu->memory();
+    EXPECT_GT(mem.weights, 0u);
+    EXPECT_GT(mem.kv_cache, 0u);
+    EXPECT_GE(mem.device_total, mem.device_used);
+}
+
+}  // namespace
+}  // namespace folio

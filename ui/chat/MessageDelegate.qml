@@ -1,0 +1,144 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Folio
+import Folio.Ui
+
+// One message. The user's sit in a bubble on the right (editable: edit and resend makes a branch);
+// replies take the full reading width, rendered part by part, with their actions underneath.
+Item {
+    id: msg
+    required property var messageId
+    required property string role
+    required property string content
+    required property var parts
+    required property string status
+    required property string details
+    required property string model
+    required property int siblingIndex
+    required property int siblingCount
+    required property bool isLast
+    required property AppController app
+    property bool compact: false
+    property bool editing: false
+    readonly property bool isUser: role === "user"
+
+    implicitHeight: column.implicitHeight
+    HoverHandler { id: hover }
+
+    ColumnLayout {
+        id: column
+        width: parent.width
+        spacing: Theme.s
+
+        // Who wrote it (replies only; the bubble says enough for the user).
+        RowLayout {
+            visible: !msg.isUser
+            spacing: Theme.s
+            Rectangle {
+                width: 22; height: 22; radius: 11
+                color: Theme.accentSoft
+                Icon { anchors.centerIn: parent; glyph: "sparkle"; size: 13; color: Theme.accent }
+            }
+            Text {
+                text: msg.model.length ? msg.model : qsTr("Assistant")
+                color: Theme.textMuted
+                font.pixelSize: Theme.fontSmall + 1
+                font.weight: Font.DemiBold
+            }
+            Chip {
+                visible: msg.status === "interrupted"
+                text: qsTr("interrupted")
+                tint: Theme.warning
+                fill: Theme.warningSoft
+            }
+            Chip {
+                visible: msg.status === "error"
+                text: qsTr("failed")
+                tint: Theme.danger
+                fill: Theme.dangerSoft
+            }
+        }
+
+        // The user's bubble.
+        Rectangle {
+            visible: msg.isUser && !msg.editing
+            Layout.alignment: Qt.AlignRight
+            Layout.maximumWidth: msg.width * 0.82
+            implicitWidth: userText.implicitWidth + 2 * Theme.l
+            implicitHeight: userText.implicitHeight + 2 * Theme.m
+            radius: Theme.radiusLarge
+            color: Theme.userBubble
+            TextEdit {
+                id: userText
+                x: Theme.l
+                y: Theme.m
+                width: Math.min(implicitWidth, msg.width * 0.82 - 2 * Theme.l)
+                text: msg.content
+                textFormat: TextEdit.PlainText
+                wrapMode: TextEdit.Wrap
+                readOnly: true
+                selectByMouse: true
+                color: Theme.text
+                selectionColor: Theme.accentSoft
+                font.pixelSize: Theme.fontBody
+            }
+        }
+
+        // Editing a past user message.
+        ColumnLayout {
+            visible: msg.editing
+            Layout.fillWidth: true
+            spacing: Theme.s
+            StyledTextArea { id: editor; Layout.fillWidth: true; Layout.minimumHeight: 80 }
+            RowLayout {
+                Layout.alignment: Qt.AlignRight
+                spacing: Theme.s
+                Text { text: qsTr("Sending starts a new branch; the old one is kept."); color: Theme.textFaint; font.pixelSize: Theme.fontSmall }
+                PillButton { text: qsTr("Cancel"); onClicked: msg.editing = false }
+                PillButton {
+                    text: qsTr("Send")
+                    primary: true
+                    onClicked: { msg.app.chat.editAndResend(msg.messageId, editor.text); msg.editing = false }
+                }
+            }
+        }
+
+        // The reply, part by part.
+        MessageParts {
+            visible: !msg.isUser
+            Layout.fillWidth: true
+            parts: msg.parts
+            app: msg.app
+        }
+        // Before the first token arrives.
+        Text {
+            visible: !msg.isUser && msg.status === "streaming" && msg.content.length === 0
+            text: qsTr("Thinking…")
+            color: Theme.textFaint
+            font.pixelSize: Theme.fontBody
+            font.italic: true
+        }
+
+        MessageActions {
+            Layout.fillWidth: true
+            Layout.alignment: msg.isUser ? Qt.AlignRight : Qt.AlignLeft
+            // In the narrow side-by-side columns only replies carry actions.
+            visible: !msg.editing && msg.status !== "streaming" && !(msg.compact && msg.isUser)
+            // A user message's actions appear on hover, so the conversation reads calmly.
+            opacity: !msg.isUser || hover.hovered ? 1 : 0
+            Behavior on opacity { NumberAnimation { duration: Theme.animation } }
+            isUser: msg.isUser
+            status: msg.status
+            details: msg.details
+            siblingIndex: msg.siblingIndex
+            siblingCount: msg.siblingCount
+            compact: msg.compact
+            onCopyRequested: msg.app.chat.copyToClipboard(msg.content)
+            onEditRequested: { editor.text = msg.content; msg.editing = true; editor.forceActiveFocus() }
+            onRegenerateRequested: msg.app.chat.regenerate(msg.messageId)
+            onContinueRequested: msg.app.chat.continueReply(msg.messageId)
+            onBranchRequested: (step) => msg.app.chat.switchBranch(msg.messageId, step)
+        }
+    }
+}

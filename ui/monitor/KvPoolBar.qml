@@ -1,0 +1,60 @@
+import QtQuick
+import QtQuick.Layouts
+import Folio
+import Folio.Ui
+
+// The KV pool as one bar: used, cached (reusable prefixes) and free blocks.
+Card {
+    id: card
+    required property MonitorModel monitor
+    readonly property real total: Math.max(1, monitor.blocksTotal)
+    implicitHeight: 132
+    ColumnLayout {
+        anchors.fill: parent
+        anchors.margins: Theme.l
+        spacing: Theme.s
+        RowLayout {
+            Layout.fillWidth: true
+            FieldLabel { text: qsTr("KV cache pool"); Layout.fillWidth: true }
+            Text {
+                text: qsTr("%1 blocks × %2 tokens").arg(card.monitor.blocksTotal).arg(card.monitor.blockSize)
+                color: Theme.textMuted
+                font.pixelSize: Theme.fontSmall
+            }
+        }
+        Rectangle {
+            Layout.fillWidth: true
+            height: 14
+            radius: 7
+            color: Theme.surfaceAlt
+            clip: true
+            Row {
+                anchors.fill: parent
+                Rectangle { width: parent.width * card.monitor.blocksUsed / card.total; height: parent.height; color: Theme.plotKv }
+                Rectangle { width: parent.width * card.monitor.blocksCached / card.total; height: parent.height; color: Theme.plotKv; opacity: 0.4 }
+            }
+        }
+        RowLayout {
+            Layout.fillWidth: true
+            spacing: Theme.l
+            component Legend: Row {
+                required property string label
+                required property real value
+                required property color swatch
+                property real alpha: 1
+                spacing: Theme.xs + 2
+                Rectangle { width: 10; height: 10; radius: 3; anchors.verticalCenter: parent.verticalCenter; color: parent.swatch; opacity: parent.alpha; border.color: Theme.border }
+                Text { text: parent.value + " " + parent.label; color: Theme.textMuted; font.pixelSize: Theme.fontSmall }
+            }
+            Legend { label: qsTr("used"); value: card.monitor.blocksUsed; swatch: Theme.plotKv }
+            Legend { label: qsTr("cached"); value: card.monitor.blocksCached; swatch: Theme.plotKv; alpha: 0.4 }
+            Legend { label: qsTr("free"); value: card.monitor.blocksFree; swatch: Theme.surfaceAlt }
+            Item { Layout.fillWidth: true }
+            Text {
+                text: qsTr("fragmentation %1% · prefix hits %2%").arg((card.monitor.fragmentation * 100).toFixed(1)).arg((card.monitor.prefixHitRate * 100).toFixed(0))
+                color: Theme.textFaint
+                font.pixelSize: Theme.fontSmall
+            }
+        }
+    }
+}

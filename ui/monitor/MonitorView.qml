@@ -1,0 +1,99 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import Folio
+import Folio.Ui
+
+// The engine at work: memory, the KV pool, throughput, batching, and per-conversation detail.
+Item {
+    id: view
+    required property AppController app
+    readonly property MonitorModel mon: app.monitor
+
+    ColumnLayout {
+        anchors.fill: parent
+        spacing: 0
+        RowLayout {
+            Layout.fillWidth: true
+            Layout.preferredHeight: 56
+            Layout.leftMargin: Theme.xl
+            Layout.rightMargin: Theme.xl
+            spacing: Theme.s
+            Text { text: qsTr("Monitor"); color: Theme.text; font.pixelSize: Theme.fontLarge; font.weight: Font.DemiBold }
+            Item { Layout.fillWidth: true }
+            Text {
+                visible: view.app.engine.state !== EngineBridge.Ready
+                text: qsTr("No model loaded: the figures start moving once one is.")
+                color: Theme.textFaint
+                font.pixelSize: Theme.fontSmall + 1
+            }
+            Chip { visible: view.app.engine.state === EngineBridge.Ready; text: view.app.engine.modelName + " · " + view.app.engine.quantization }
+            Chip { visible: view.app.engine.state === EngineBridge.Ready; text: qsTr("context %1").arg(view.app.engine.contextLength) }
+            Chip { visible: view.app.engine.state === EngineBridge.Ready; text: view.app.engine.backendName.toUpperCase() + " · " + view.app.engine.device; tint: Theme.accent; fill: Theme.accentSoft }
+        }
+        Rectangle { Layout.fillWidth: true; height: 1; color: Theme.border }
+
+        ScrollView {
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            contentWidth: availableWidth
+            GridLayout {
+                width: parent.width - 2 * Theme.xl
+                x: Theme.xl
+                y: Theme.xl
+                columns: 4
+                columnSpacing: Theme.m
+                rowSpacing: Theme.m
+
+                StatCard {
+                    objectName: "memoryCard"
+                    Layout.fillWidth: true
+                    caption: view.mon.memoryLabel
+                    value: view.mon.formatBytes(view.mon.memoryUsedBytes)
+                    unit: view.mon.memoryTotalBytes > 0 ? qsTr("of %1").arg(view.mon.formatBytes(view.mon.memoryTotalBytes)) : ""
+                    note: qsTr("weights %1 · KV %2").arg(view.mon.formatBytes(view.mon.weightsBytes)).arg(view.mon.formatBytes(view.mon.kvBytes))
+                }
+                StatCard {
+                    objectName: "decodeCard"
+                    Layout.fillWidth: true
+                    caption: qsTr("Decode")
+                    value: view.mon.decodeTokS.toFixed(1)
+                    unit: qsTr("tok/s")
+                    note: qsTr("prefill %1 tok/s").arg(view.mon.prefillTokS.toFixed(0))
+                }
+                StatCard {
+                    Layout.fillWidth: true
+                    caption: qsTr("Batch")
+                    value: view.mon.batchSize
+                    unit: qsTr("sequences")
+                    note: qsTr("%1 tokens · step %2 ms").arg(view.mon.batchTokens).arg(view.mon.stepMs.toFixed(1))
+                }
+                StatCard {
+                    Layout.fillWidth: true
+                    caption: qsTr("Queue")
+                    value: view.mon.queueDepth
+                    unit: qsTr("waiting")
+                    note: qsTr("%1 running · %2 preemptions").arg(view.mon.running).arg(view.mon.preemptions)
+                }
+
+                KvPoolBar { Layout.columnSpan: 4; Layout.fillWidth: true; monitor: view.mon }
+
+                PlotCard { Layout.columnSpan: 2; Layout.fillWidth: true; Layout.preferredHeight: 150; caption: qsTr("Decode tokens/s"); series: view.mon.decodeSeries; lineColor: Theme.plotDecode; unit: "tok/s" }
+                PlotCard { Layout.columnSpan: 2; Layout.fillWidth: true; Layout.preferredHeight: 150; caption: qsTr("Prefill tokens/s"); series: view.mon.prefillSeries; lineColor: Theme.plotPrefill; unit: "tok/s"; decimals: 0 }
+                PlotCard { Layout.columnSpan: 2; Layout.fillWidth: true; Layout.preferredHeight: 150; caption: qsTr("KV blocks in use"); series: view.mon.kvSeries; lineColor: Theme.plotKv; decimals: 0 }
+                PlotCard { Layout.columnSpan: 1; Layout.fillWidth: true; Layout.preferredHeight: 150; caption: qsTr("Batch size"); series: view.mon.batchSeries; lineColor: Theme.plotBatch; decimals: 0 }
+                PlotCard { Layout.columnSpan: 1; Layout.fillWidth: true; Layout.preferredHeight: 150; caption: view.mon.memoryLabel; series: view.mon.memorySeries; lineColor: Theme.plotMemory; unit: "GiB"; decimals: 2 }
+
+                SequenceTable { Layout.columnSpan: 3; Layout.fillWidth: true; Layout.preferredHeight: 220; sequences: view.mon.sequences }
+                LogList { Layout.columnSpan: 1; Layout.fillWidth: true; Layout.preferredHeight: 220; log: view.app.log }
+                Item { Layout.columnSpan: 4; height: Theme.l }
+            }
+        }
+    }
+    Text {
+        anchors.centerIn: parent
+        visible: !view.mon.live
+        text: view.app.engine.state === EngineBridge.Ready ? qsTr("Waiting for the first figures…") : ""
+        color: Theme.textFaint
+    }
+}

@@ -1,0 +1,15 @@
+import QtQuick
+import Folio.Ui
+
+// A Markdown heading (# to ######).
+Text {
+    required property var modelData
+    readonly property int level: modelData.level
+    text: modelData.text
+    textFormat: Text.PlainText
+    wrapMode: Text.Wrap
+    color: Theme.text
+    topPadding: level <= 2 ? Theme.s : Theme.xs
+    font.pixelSize: level === 1 ? Theme.fontTitle + 2 : level === 2 ? Theme.fontTitle - 1 : Theme.fontLarge
+    font.weight: Font.DemiBold
+}

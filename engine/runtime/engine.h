@@ -20,8 +20,12 @@ class EngineCore;
 class Engine {
 public:
     // Takes a loaded model; builds the backend and KV pool (may throw folio::Error with sizes when
-    // the pool does not fit). Starts the loop thread.
-    Engine(std::shared_ptr<const Model> model, const EngineOptions& options);
+    // the pool does not fit). Starts the loop thread. Inline so that only executables that use it
+    // link the backend factory (folio_backends).
+    Engine(std::shared_ptr<const Model> model, const EngineOptions& options)
+        : Engine(model, make_backend(*model, options.backend), options) {}
+    // The same on a backend built elsewhere (tests, benchmarks).
+    Engine(std::shared_ptr<const Model> model, std::unique_ptr<Backend> backend, const EngineOptions& options);
     ~Engine();  // stops the thread; unfinished requests are dropped
     Engine(const Engine&) = delete;
     Engine& operator=(const Engine&) = delete;
@@ -32,6 +36,9 @@ public:
     // Frees everything the request holds within one step; a Finished(Cancelled) event follows.
     // Unknown or finished ids are ignored.
     void cancel(RequestId id);
+    // Static batching (EngineOptions::batching): no more requests are coming, so a batch smaller
+    // than static_batch_size may start. No effect in continuous mode.
+    void set_input_closed(bool closed);
 
     // Events in order. wait_events blocks up to `timeout` for at least one event.
     std::vector<Event> poll_events();
@@ -40,6 +47,7 @@ public:
     // on as queued signals). Set it before submitting; events then do not go to the poll queue.
     void set_event_callback(std::function<void(const Event&)> callback);
 
+    // A snapshot taken after the latest step; it already counts every event delivered so far.
     EngineStats stats() const;
     const Model& model() const;
 

@@ -15,7 +15,8 @@ struct EngineOptions {
     int block_size = 16;
     // KV pool size: an explicit block count wins; else a byte budget (CPU) or gpu_memory_utilization.
     int64_t num_kv_blocks = 0;
-    uint64_t kv_cache_bytes = 0;   // 0: CPU default of 1/4 of free RAM, capped at 8 GiB
+    uint64_t kv_cache_bytes = 0;   // 0: CPU default of 1/4 of free RAM, capped at 8 GiB and at
+                                   // max_num_seqs full-context sequences (more could never be used)
     int max_num_seqs = 64;
     int max_num_batched_tokens = 2048;
     bool enable_prefix_caching = true;

@@ -16,7 +16,7 @@ struct SequenceStats {
     int prompt_tokens = 0;
     int generated_tokens = 0;
     int blocks = 0;         // physical blocks in its block table
-    int shared_blocks = 0;  // of those, blocks also referenced by another sequence or the prefix cache
+    int shared_blocks = 0;  // of those, blocks also held by another sequence (e.g. a common prompt prefix)
     double prefill_tok_s = 0;
     double decode_tok_s = 0;
 };
@@ -26,10 +26,15 @@ struct EngineStats {
     int64_t blocks_total = 0;
     int64_t blocks_used = 0;    // referenced by at least one sequence
     int64_t blocks_cached = 0;  // free but still holding a prefix-cache entry (reusable)
-    int64_t blocks_free = 0;    // free and empty (includes cached ones? no: total = used + cached + free)
+    int64_t blocks_free = 0;    // free and empty: total = used + cached + free
     int block_size = 16;
     double fragmentation = 0;   // slots allocated to sequences but unused / slots allocated, 0..1
     double prefix_hit_rate = 0; // prompt tokens served from the cache / prompt tokens looked up, 0..1
+    int64_t prefix_hit_tokens = 0;     // since start
+    int64_t prefix_lookup_tokens = 0;  // since start
+    int64_t peak_blocks_used = 0;      // most blocks held at once since start
+    int64_t cow_copies = 0;            // blocks copied on write since start
+    int64_t evictions = 0;             // cached blocks reused for new tokens since start
     // Scheduler
     int running = 0;
     int waiting = 0;            // queue depth
@@ -41,8 +46,8 @@ struct EngineStats {
     // Throughput over a recent window (about the last second)
     double prefill_tok_s = 0;
     double decode_tok_s = 0;
-    int64_t total_prompt_tokens = 0;
-    int64_t total_generated_tokens = 0;
+    int64_t total_prompt_tokens = 0;     // prompt tokens computed (prefix-cache hits excluded, recompute after preemption included)
+    int64_t total_generated_tokens = 0;  // tokens sampled
     // Device
     std::string backend;
     std::string device_name;

@@ -56,7 +56,10 @@ struct Event {
     Kind kind = Kind::Token;
     RequestId id = 0;
     // Token: the sampled id and the text it completes (may be empty while a UTF-8 character or a
-    // possible stop string is incomplete).
+    // possible stop string is incomplete). Every sampled id comes as a Token event, an EOS id too
+    // (with no text of its own).
+    // Finished/Error: text held back until the end (the tail of a possible stop string that turned
+    // out not to be one, an unfinished character as U+FFFD), to append; usually empty.
     int32_t token = -1;
     std::string text;
     // Finished/Error:

@@ -1,0 +1,137 @@
+#include "app/bench/bench_report.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+
+#include "engine/core/error.h"
+
+namespace folio::bench {
+
+double percentile(std::vector<double> v, double p) {
+    if (v.empty()) return 0;
+    std::sort(v.begin(), v.end());
+    const double pos = p / 100.0 * double(v.size() - 1);
+    const size_t lo = size_t(std::floor(pos));
+    const size_t hi = std::min(lo + 1, v.size() - 1);
+    return v[lo] + (v[hi] - v[lo]) * (pos - double(lo));
+}
+
+nlohmann::json summarize(const RunResult& run, const RunInfo& info) {
+    std::vector<double> ttft, itl, e2e;
+    int64_t out_tokens = 0, in_tokens = 0, completed = 0, errors = 0;
+    for (const RequestRecord& r : run.records) {
+        out_tokens += int64_t(r.ids.size());
+        if (!r.error.empty()) {
+            ++errors;
+            continue;
+        }
+        in_tokens += int64_t(r.prompt_ids.size());
+        ++completed;
+        if (r.first_token_s >= 0) ttft.push_back((r.first_token_s - r.submit_s) * 1000.0);
+        for (size_t i = 1; i < r.token_s.size(); ++i) itl.push_back((r.token_s[i] - r.token_s[i - 1]) * 1000.0);
+        e2e.push_back((r.end_s - r.submit_s) * 1000.0);
+    }
+    auto mean = [](const std::vector<double>& v) {
+        double s = 0;
+        for (double x : v) s += x;
+        return v.empty() ? 0.0 : s / double(v.size());
+    };
+    const double d = run.duration_s > 0 ? run.duration_s : 1e-9;
+    const EngineStats& s = run.final_stats;
+    nlohmann::json j;
+    j["model"] = info.model;
+    j["backend"] = info.backend;
+    j["device"] = info.device;
+    j["workload"] = info.workload;
+    j["batching"] = info.batching;
+    j["prefix_caching"] = info.prefix_caching;
+    j["concurrency"] = info.concurrency;
+    j["rate"] = info.rate;
+    j["requests"] = int64_t(run.records.size());
+    j["completed"] = completed;
+    j["errors"] = errors;
+    j["input_tokens"] = in_tokens;
+    j["output_tokens"] = out_tokens;
+    j["duration_s"] = run.duration_s;
+    j["requests_per_s"] = double(completed) / d;
+    j["output_tokens_per_s"] = double(out_tokens) / d;
+    j["total_tokens_per_s"] = double(out_tokens + in_tokens) / d;
+    j["ttft_ms_mean"] = mean(ttft);
+    j["ttft_ms_p50"] = percentile(ttft, 50);
+    j["ttft_ms_p99"] = percentile(ttft, 99);
+    j["itl_ms_mean"] = mean(itl);
+    j["itl_ms_p50"] = percentile(itl, 50);
+    j["itl_ms_p99"] = percentile(itl, 99);
+    j["e2e_ms_p50"] = percentile(e2e, 50);
+    j["e2e_ms_p99"] = percentile(e2e, 99);
+    j["steps"] = run.steps;
+    j["mean_batch_seqs"] = run.mean_batch_seqs;
+    j["kv_blocks_total"] = info.kv_blocks;
+    j["block_size"] = info.block_size;
+    j["peak_blocks_used"] = run.peak_blocks_used;
+    j["kv_fragmentation"] = run.kv_fragmentation;
+    j["preemptions"] = s.preemptions;
+    j["prefix_hit_rate"] = s.prefix_hit_rate;
+    j["prefix_hit_tokens"] = s.prefix_hit_tokens;
+    return j;
+}
+
+namespace {
+std::string rate_text(double rate) {
+    if (!(rate > 0)) return "all at once";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.2f/s (Poisson)", rate);
+    return buf;
+}
+}  // namespace
+
+std::string format_table(const nlohmann::json& j) {
+    char buf[4096];
+    std::string out;
+    auto line = [&](const char* fmt, auto... args) {
+        std::snprintf(buf, sizeof buf, fmt, args...);
+        out += buf;
+    };
+    line("folio-bench: %s on %s (%s)\n", j["model"].get<std::string>().c_str(), j["backend"].get<std::string>().c_str(),
+         j["device"].get<std::string>().c_str());
+    line("  workload            %s\n", j["workload"].get<std::string>().c_str());
+    line("  batching            %s, prefix caching %s, concurrency %s, rate %s\n", j["batching"].get<std::string>().c_str(),
+         j["prefix_caching"].get<bool>() ? "on" : "off",
+         j["concurrency"].get<int>() > 0 ? std::to_string(j["concurrency"].get<int>()).c_str() : "unlimited",
+         rate_text(j["rate"].get<double>()).c_str());
+    line("  requests            %lld (%lld completed, %lld errors)\n", (long long)j["requests"].get<int64_t>(),
+         (long long)j["completed"].get<int64_t>(), (long long)j["errors"].get<int64_t>());
+    line("  tokens              %lld in, %lld out\n", (long long)j["input_tokens"].get<int64_t>(), (long long)j["output_tokens"].get<int64_t>());
+    line("  duration            %.3f s\n", j["duration_s"].get<double>());
+    line("  throughput          %.2f requests/s, %.1f output tok/s, %.1f total tok/s\n", j["requests_per_s"].get<double>(),
+         j["output_tokens_per_s"].get<double>(), j["total_tokens_per_s"].get<double>());
+    line("  TTFT                p50 %.1f ms, p99 %.1f ms (mean %.1f)\n", j["ttft_ms_p50"].get<double>(), j["ttft_ms_p99"].get<double>(),
+         j["ttft_ms_mean"].get<double>());
+    line("  inter-token latency p50 %.1f ms, p99 %.1f ms (mean %.1f)\n", j["itl_ms_p50"].get<double>(), j["itl_ms_p99"].get<double>(),
+         j["itl_ms_mean"].get<double>());
+    line("  steps               %lld, %.1f sequences per step on average\n", (long long)j["steps"].get<int64_t>(), j["mean_batch_seqs"].get<double>());
+    line("  KV pool             %lld blocks of %d, peak %lld used, fragmentation %.2f%%\n", (long long)j["kv_blocks_total"].get<int64_t>(),
+         j["block_size"].get<int>(), (long long)j["peak_blocks_used"].get<int64_t>(), 100.0 * j["kv_fragmentation"].get<double>());
+    line("  preemptions         %lld\n", (long long)j["preemptions"].get<int64_t>());
+    line("  prefix hit rate     %.1f%%\n", 100.0 * j["prefix_hit_rate"].get<double>());
+    return out;
+}
+
+void write_outputs(const RunResult& run, const std::string& path) {
+    std::ofstream out(path, std::ios::trunc);
+    if (!out) throw Error("cannot write --dump-outputs file " + path);
+    for (const RequestRecord& r : run.records) {
+        nlohmann::json j;
+        j["index"] = r.index;
+        j["prompt_ids"] = r.prompt_ids;
+        j["ids"] = r.ids;
+        j["finish_reason"] = finish_reason_name(r.reason);
+        if (!r.error.empty()) j["error"] = r.error;
+        out << j.dump() << '\n';
+    }
+    if (!out) throw Error("writing --dump-outputs file " + path + " failed");
+}
+
+}  // namespace folio::bench

@@ -1,0 +1,232 @@
+// folio-bench: throughput and latency of the engine (continuous vs static batching, prefix caching,
+// KV pool use), and the engine-core speed suite (decode at 1/4/16 streams, prefill, bandwidth).
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <exception>
+#include <memory>
+#include <sstream>
+#include <string>
+
+#include "app/bench/bench_report.h"
+#include "app/bench/compare_suite.h"
+#include "app/bench/decode_suite.h"
+#include "app/bench/workload.h"
+#include "app/bench/workload_runner.h"
+#include "app/cli/cli_args.h"
+#include "engine/core/error.h"
+#include "engine/model/model.h"
+#include "engine/runtime/engine_core.h"
+
+namespace folio::bench {
+namespace {
+
+const char* kUsage =
+    "usage: folio-bench --model DIR|dummy:NAME [workload] [engine] [--dump-outputs OUT.jsonl] [--json]\n"
+    "       folio-bench --model DIR|dummy:NAME --suite decode [--rounds N] [--streams 1,4,16] [--prefill-len 512]\n"
+    "                   [--decode-tokens 32] [--bandwidth-mib 1024] [--json]\n"
+    "       folio-bench --model DIR|dummy:NAME --suite compare [workload] [engine] [--rounds N] [--json]\n"
+    "\n"
+    "model:    --model DIR|dummy:NAME  [--tokenizer PATH (dummy models)] [--backend auto|cpu|cuda] [--threads N]\n"
+    "workload: --prompts FILE.jsonl     one {\"prompt\": \"...\", \"max_tokens\": N} per line (raw text, no chat template)\n"
+    "            [--max-tokens N]       when a line has no max_tokens (default 128)\n"
+    "          or synthetic: --num-requests N (default 32) --input-len N|MIN:MAX (128) --output-len N|MIN:MAX (128)\n"
+    "            [--shared-prefix N]    every prompt starts with the same N tokens\n"
+    "          [--temperature T] (default 0: greedy; request i is seeded with --seed + i) [--ignore-eos] [--seed S]\n"
+    "          [--rate R]               Poisson arrivals, R requests/s (default: all at once)\n"
+    "          [--concurrency C]        at most C requests in flight (default: unlimited)\n"
+    "engine:   [--batching continuous|static] [--static-batch-size N (default 16)] [--prefix-caching on|off]\n"
+    "          [--kv-blocks B | --kv-cache-mib M] [--block-size 16] [--max-num-seqs 256] [--max-batched-tokens 2048]\n"
+    "\n"
+    "exit status: 0 done, 1 bad arguments or model, 3 some requests failed (reported)\n";
+
+std::vector<int> parse_int_list(const std::string& s, const std::string& flag) {
+    std::vector<int> out;
+    std::stringstream ss(s);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+        size_t used = 0;
+        int v = 0;
+        try {
+            v = std::stoi(item, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        if (used != item.size() || v < 1) throw Error("--" + flag + " needs positive integers separated by commas, got '" + s + "'");
+        out.push_back(v);
+    }
+    if (out.empty()) throw Error("--" + flag + " is empty");
+    return out;
+}
+
+bool parse_on_off(const std::string& s, const std::string& flag) {
+    if (s == "on") return true;
+    if (s == "off") return false;
+    throw Error("--" + flag + " takes on or off, got '" + s + "'");
+}
+
+int run(int argc, char** argv) {
+    const cli::Args args(argc, argv, 1,
+                         {"model", "tokenizer", "backend", "threads", "seed", "prompts", "max-tokens", "num-requests", "input-len",
+                          "output-len", "shared-prefix", "temperature", "rate", "concurrency", "batching", "static-batch-size",
+                          "prefix-caching", "kv-blocks", "kv-cache-mib", "block-size", "max-num-seqs", "max-batched-tokens",
+                          "dump-outputs", "suite", "rounds", "streams", "prefill-len", "decode-tokens", "bandwidth-mib"},
+                         {"json", "ignore-eos", "help"});
+    if (args.has("help")) {
+        std::fputs(kUsage, stdout);
+        return 0;
+    }
+    if (!args.positional().empty()) throw Error("unexpected argument '" + args.positional().front() + "'");
+    const std::string spec = args.require("model");
+    const bool json = args.has("json");
+    const uint64_t seed = uint64_t(args.get_int("seed", 0));
+
+    BackendOptions backend;
+    backend.kind = parse_backend_kind(args.get_or("backend", "auto"));
+    backend.num_threads = args.get_int("threads", 0);
+
+    EngineOptions engine;
+    engine.backend = backend;
+    engine.block_size = args.get_int("block-size", 16);
+    engine.num_kv_blocks = args.get_int("kv-blocks", 0);
+    if (engine.num_kv_blocks < 0) throw Error("--kv-blocks must be positive");
+    const int kv_mib = args.get_int("kv-cache-mib", 0);
+    if (kv_mib < 0) throw Error("--kv-cache-mib must be positive");
+    engine.kv_cache_bytes = uint64_t(kv_mib) << 20;
+    engine.max_num_seqs = args.get_int("max-num-seqs", 256);
+    engine.max_num_batched_tokens = args.get_int("max-batched-tokens", 2048);
+    engine.enable_prefix_caching = parse_on_off(args.get_or("prefix-caching", "on"), "prefix-caching");
+    const std::string batching = args.get_or("batching", "continuous");
+    if (batching == "static") engine.batching = BatchingMode::Static;
+    else if (batching != "continuous") throw Error("--batching takes continuous or static, got '" + batching + "'");
+    engine.static_batch_size = args.get_int("static-batch-size", 16);
+    const int concurrency = args.get_int("concurrency", 0);
+    if (concurrency < 0) throw Error("--concurrency must be positive");
+    if (concurrency > 0) engine.static_batch_size = std::min(engine.static_batch_size, concurrency);
+    const double rate = args.get_double("rate", 0);
+    if (rate < 0 || std::isnan(rate)) throw Error("--rate must be a positive number of requests per second");
+
+    LoadOptions load;
+    load.tokenizer_path = args.get_or("tokenizer", "");
+    std::shared_ptr<const Model> model = load_model(spec, load);
+
+    auto make_core = [&](const EngineOptions& o) {
+        return std::make_unique<EngineCore>(model, make_backend(*model, o.backend), o);
+    };
+
+    const std::string suite = args.get_or("suite", "");
+    if (suite == "decode") {
+        DecodeSuiteOptions o;
+        o.rounds = args.get_int("rounds", 3);
+        if (auto s = args.get("streams")) o.streams = parse_int_list(*s, "streams");
+        o.prefill_len = args.get_int("prefill-len", 512);
+        o.decode_tokens = args.get_int("decode-tokens", 32);
+        o.threads = backend.num_threads;
+        o.seed = seed + 1;
+        const int mib = args.get_int("bandwidth-mib", 1024);
+        if (mib < 1 || o.prefill_len < 1 || o.decode_tokens < 1) throw Error("--bandwidth-mib, --prefill-len and --decode-tokens must be positive");
+        o.bandwidth_bytes = size_t(mib) << 20;
+        const nlohmann::json result = run_decode_suite(
+            *model,
+            [&](int64_t blocks, int seqs, int tokens) {
+                EngineOptions e = engine;
+                e.num_kv_blocks = blocks;
+                e.max_num_seqs = seqs;
+                e.max_num_batched_tokens = tokens;
+                e.enable_prefix_caching = false;  // every round computes its prompts
+                e.batching = BatchingMode::Continuous;
+                return make_core(e);
+            },
+            o);
+        std::fputs(json ? (result.dump() + "\n").c_str() : format_decode_suite(result).c_str(), stdout);
+        return 0;
+    }
+    if (!suite.empty() && suite != "compare") throw Error("--suite takes decode or compare, got '" + suite + "'");
+
+    SamplingParams sampling;
+    sampling.temperature = float(args.get_double("temperature", 0.0));
+    Workload workload;
+    if (auto prompts = args.get("prompts")) {
+        for (const char* f : {"num-requests", "input-len", "output-len", "shared-prefix"})
+            if (args.has(f)) throw Error(std::string("--") + f + " is for synthetic workloads; it cannot be combined with --prompts");
+        workload = load_prompt_file(*prompts, args.get_int("max-tokens", 128), sampling, args.has("ignore-eos"));
+    } else {
+        if (args.has("max-tokens")) throw Error("--max-tokens is for --prompts files; synthetic workloads take --output-len");
+        SyntheticSpec s;
+        s.num_requests = args.get_int("num-requests", 32);
+        s.input = LengthRange::parse(args.get_or("input-len", "128"), "input-len");
+        s.output = LengthRange::parse(args.get_or("output-len", "128"), "output-len");
+        s.shared_prefix = args.get_int("shared-prefix", 0);
+        s.vocab_size = model->config.vocab_size;
+        s.bos_id = model->config.bos_token_id < model->config.vocab_size ? model->config.bos_token_id : -1;
+        s.seed = seed;
+        workload = synthetic_workload(s, sampling);
+    }
+    for (size_t i = 0; i < workload.requests.size(); ++i) workload.requests[i].request.sampling.seed = seed + i;
+    assign_poisson_arrivals(workload, rate, seed);
+    if (rate > 0 && !std::isinf(rate)) workload.description += ", Poisson arrivals at " + std::to_string(rate).substr(0, std::to_string(rate).find('.') + 3) + "/s";
+    if (concurrency > 0) workload.description += ", at most " + std::to_string(concurrency) + " in flight";
+
+    RunInfo info;
+    info.model = model->name + " (" + model->quantization_name() + ")";
+    info.workload = workload.description;
+    info.concurrency = concurrency;
+    info.rate = rate;
+    info.block_size = engine.block_size;
+
+    if (suite == "compare") {
+        const std::vector<CompareConfig> configs = {
+            {"continuous, prefix on", BatchingMode::Continuous, true, concurrency},
+            {"continuous, prefix off", BatchingMode::Continuous, false, concurrency},
+            {"static (batch " + std::to_string(engine.static_batch_size) + ")", BatchingMode::Static, true, concurrency},
+            {"single stream", BatchingMode::Continuous, true, 1},
+        };
+        auto probe = make_core(engine);
+        info.backend = probe->backend().name();
+        info.device = probe->backend().device_name();
+        probe.reset();
+        const nlohmann::json result = run_compare_suite(workload, args.get_int("rounds", 1), info,
+                                                        [&](const CompareConfig& c) {
+                                                            EngineOptions e = engine;
+                                                            e.batching = c.batching;
+                                                            e.enable_prefix_caching = c.prefix_caching;
+                                                            return make_core(e);
+                                                        },
+                                                        configs);
+        std::fputs(json ? (result.dump() + "\n").c_str() : format_compare_suite(result).c_str(), stdout);
+        return 0;
+    }
+
+    auto core = make_core(engine);
+    info.backend = core->backend().name();
+    info.device = core->backend().device_name();
+    info.batching = batching;
+    info.prefix_caching = engine.enable_prefix_caching;
+    info.kv_blocks = core->num_kv_blocks();
+    const RunResult result = run_workload(*core, workload, concurrency);
+    if (auto path = args.get("dump-outputs")) write_outputs(result, *path);
+    const nlohmann::json summary = summarize(result, info);
+    std::fputs(json ? (summary.dump() + "\n").c_str() : format_table(summary).c_str(), stdout);
+    int failed = 0;
+    for (const auto& r : result.records) {
+        if (r.error.empty()) continue;
+        if (failed++ == 0) std::fprintf(stderr, "folio-bench: request %zu failed: %s\n", r.index, r.error.c_str());
+    }
+    if (failed > 1) std::fprintf(stderr, "folio-bench: %d requests failed in all\n", failed);
+    return failed ? 3 : 0;
+}
+
+}  // namespace
+}  // namespace folio::bench
+
+int main(int argc, char** argv) {
+    try {
+        return folio::bench::run(argc, argv);
+    } catch (const folio::Error& e) {
+        std::fprintf(stderr, "folio-bench: %s\n", e.what());
+        return 1;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "folio-bench: internal error: %s\n", e.what());
+        return 1;
+    }
+}

@@ -1,0 +1,172 @@
+#pragma once
+// Block tables of the sequences over one BlockPool: which physical blocks hold each sequence's KV,
+// prefix-cache lookups, copy-on-write for shared blocks, and the counters the monitor shows.
+//
+// "Prepare this batch, then apply it" (llama.cpp's rule): a scheduler plans a step on a KvPlan, a
+// virtual view of the pool that answers "does this fit?" without touching anything; apply() is the
+// only call that takes, shares or copies blocks for a step. Between steps, commit() records the KV a
+// forward pass wrote (registering newly full blocks in the prefix cache), free() returns a
+// sequence's blocks, fork() shares them with a new sequence.
+#include <cstdint>
+#include <span>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "engine/kv/block_pool.h"
+
+namespace folio {
+
+using SeqId = uint64_t;
+
+struct KvSequence {
+    std::vector<BlockId> blocks;          // logical block i -> physical block
+    std::vector<CacheEntryId> entries;    // prefix-cache entry of each full block registered so far
+    int num_tokens = 0;                   // tokens whose KV is written
+};
+
+// Full blocks of a prompt found in the prefix cache; never the block holding the last token, which is
+// always recomputed so the step yields its logits.
+struct PrefixHit {
+    std::vector<PrefixMatch> blocks;
+    int lookup_tokens = 0;  // tokens of the sequence when it was looked up (for the hit rate)
+};
+
+struct BlockCopy {
+    BlockId src = -1;
+    BlockId dst = -1;
+};
+
+struct KvCounters {
+    int64_t blocks_total = 0;
+    int64_t blocks_used = 0;    // held by at least one sequence
+    int64_t blocks_cached = 0;  // held by none, still holding a reusable prefix-cache entry
+    int64_t blocks_free = 0;    // held by none, empty
+    int block_size = 0;
+    int64_t slots_allocated = 0;  // used blocks x block size
+    int64_t slots_filled = 0;     // of those, slots holding a token's KV
+    int64_t prefix_lookup_tokens = 0;
+    int64_t prefix_hit_tokens = 0;
+    int64_t evictions = 0;
+    int64_t cow_copies = 0;
+
+    // Slots allocated to sequences but unused, 0..1.
+    double fragmentation() const { return slots_allocated ? double(slots_allocated - slots_filled) / double(slots_allocated) : 0.0; }
+    // Prompt tokens served from the cache / prompt tokens looked up, 0..1.
+    double prefix_hit_rate() const { return prefix_lookup_tokens ? double(prefix_hit_tokens) / double(prefix_lookup_tokens) : 0.0; }
+};
+
+struct KvSequenceInfo {
+    int blocks = 0;
+    int shared_blocks = 0;  // also held by another sequence (one physical copy serves both)
+    int tokens = 0;
+};
+
+class KvCacheManager;
+
+// One step's KV needs, planned against a virtual view of the pool. Plan releases (preemptions) before
+// any reservation. Copyable: a scheduler may try alternatives.
+class KvPlan {
+public:
+    KvPlan() = default;  // plans nothing; only a plan from KvCacheManager::plan() can be applied
+
+    // Blocks the plan can still hand out (free and evictable, after everything planned so far).
+    int64_t free_blocks() const { return free_; }
+
+    // Blocks a held sequence needs to write `n` more tokens: new blocks plus one copy when it would
+    // write into a partly filled block it shares.
+    int blocks_needed(SeqId seq, int n) const;
+    // Blocks a new sequence needs for its prefix hit and the `n` tokens after it.
+    int blocks_needed_new(const PrefixHit& hit, int n) const;
+    // The most tokens (<= n) a held sequence can write within free_blocks().
+    int max_tokens(SeqId seq, int n) const;
+
+    // The most tokens (<= n) a held sequence can write using at most `block_limit` blocks.
+    int max_tokens_within(SeqId seq, int n, int64_t block_limit) const;
+
+    // Record the need when it fits while leaving `keep_free` blocks for others; false (nothing
+    // recorded) when it does not.
+    bool reserve(SeqId seq, int n, int64_t keep_free = 0);
+    bool reserve_new(SeqId seq, const PrefixHit& hit, int n, int64_t keep_free = 0);
+    // Plan to drop every block of a held sequence (preemption).
+    void release(SeqId seq);
+
+    bool releases(SeqId seq) const;
+    bool reserves(SeqId seq) const;
+
+private:
+    friend class KvCacheManager;
+    explicit KvPlan(const KvCacheManager& kv);
+    int effective_ref(BlockId b) const;
+
+    struct Reservation {
+        SeqId seq = 0;
+        int num_tokens = 0;
+        bool is_new = false;
+        PrefixHit hit;
+    };
+    const KvCacheManager* kv_ = nullptr;
+    int64_t free_ = 0;
+    std::unordered_map<BlockId, int> ref_delta_;
+    std::vector<SeqId> releases_;
+    std::vector<Reservation> reservations_;
+};
+
+class KvCacheManager {
+public:
+    KvCacheManager(int64_t num_blocks, int block_size, bool enable_prefix_caching);
+
+    int block_size() const { return pool_.block_size(); }
+    int64_t num_blocks() const { return pool_.num_blocks(); }
+    bool prefix_caching() const { return prefix_caching_; }
+    int blocks_for(int64_t tokens) const { return int((tokens + block_size() - 1) / block_size()); }
+
+    // ---- queries ----
+    bool holds(SeqId seq) const { return seqs_.count(seq) != 0; }
+    const KvSequence& sequence(SeqId seq) const;  // throws std::out_of_range
+    const std::unordered_map<SeqId, KvSequence>& sequences() const { return seqs_; }
+    const BlockPool& pool() const { return pool_; }
+    // Cached full blocks at the start of `tokens`, at most (size - 1) / block_size of them.
+    PrefixHit find_prefix(std::span<const int32_t> tokens) const;
+
+    // ---- prepare ----
+    KvPlan plan() const { return KvPlan(*this); }
+
+    // ---- apply ----
+    // Releases, shares prefix hits, allocates, and copies on write, in that order. Returns the
+    // copies the backend must make before the step's forward pass. Afterwards each reserved
+    // sequence's table covers num_tokens + n tokens.
+    std::vector<BlockCopy> apply(const KvPlan& plan);
+    // The forward pass wrote `n` more tokens of `seq`; `tokens` is its whole token list (at least
+    // num_tokens + n long). Registers blocks that became full in the prefix cache.
+    void commit(SeqId seq, int n, std::span<const int32_t> tokens);
+    // Returns every block of `seq` (tail first, so a prefix outlives its tail in the LRU queue).
+    // Unknown ids are ignored.
+    void free(SeqId seq);
+    // `child` shares all of `parent`'s blocks; the first write into a shared, partly filled block
+    // copies it.
+    void fork(SeqId parent, SeqId child);
+
+    // ---- counters ----
+    KvCounters counters() const;
+    KvSequenceInfo info(SeqId seq) const;
+    // Throws std::logic_error naming the first broken invariant: pool invariants, ref counts equal
+    // to the number of tables holding each block, no block twice in one table, tables sized to
+    // their tokens, cached entries matching the tables. For tests; O(blocks).
+    void check_invariants() const;
+
+private:
+    friend class KvPlan;
+    void grow(KvSequence& s, int n, std::vector<BlockCopy>& copies);
+
+    BlockPool pool_;
+    bool prefix_caching_;
+    std::unordered_map<SeqId, KvSequence> seqs_;
+    int64_t prefix_lookup_tokens_ = 0;
+    int64_t prefix_hit_tokens_ = 0;
+    int64_t cow_copies_ = 0;
+    // Scratch for counters(): per block, the most slots any holder fills.
+    mutable std::vector<int32_t> fill_scratch_;
+};
+
+}  // namespace folio

@@ -1,0 +1,408 @@
+#include "engine/runtime/engine_core.h"
+
+#include <algorithm>
+#include <exception>
+#include <utility>
+
+#include "engine/core/error.h"
+#include "engine/model/model.h"
+#include "engine/runtime/prompt_builder.h"
+#include "engine/sampling/stop_checker.h"
+
+namespace folio {
+
+namespace {
+
+double ms_between(std::chrono::steady_clock::time_point a, std::chrono::steady_clock::time_point b) {
+    return std::chrono::duration<double, std::milli>(b - a).count();
+}
+
+KvLayout kv_layout_of(const Model& model, int block_size) {
+    KvLayout l;
+    l.num_layers = model.config.num_layers;
+    l.num_kv_heads = model.config.num_kv_heads;
+    l.head_dim = model.config.head_dim;
+    l.block_size = block_size;
+    return l;
+}
+
+// The pool size, from an explicit block count or the backend's plan for a memory budget.
+SchedulerConfig scheduler_config(const Model& model, const Backend& backend, const EngineOptions& o) {
+    if (o.block_size < 1 || o.block_size > 1024) throw Error("block_size must be between 1 and 1024 (got " + std::to_string(o.block_size) + ")");
+    SchedulerConfig c;
+    c.block_size = o.block_size;
+    c.max_model_len = model.context_length();
+    c.max_num_seqs = o.max_num_seqs;
+    c.max_num_batched_tokens = o.max_num_batched_tokens;
+    c.enable_prefix_caching = o.enable_prefix_caching;
+    c.static_batching = o.batching == BatchingMode::Static;
+    c.static_batch_size = o.static_batch_size;
+    if (o.num_kv_blocks < 0) throw Error("num_kv_blocks must not be negative");
+    if (o.num_kv_blocks > 0) {
+        c.num_blocks = o.num_kv_blocks;
+    } else {
+        const int64_t one_sequence = (int64_t(c.max_model_len) + c.block_size - 1) / c.block_size;
+        c.num_blocks = backend.plan_kv_blocks(kv_layout_of(model, c.block_size), o.kv_cache_bytes, one_sequence);
+        // More than every sequence at full context can never be used (a small model would otherwise
+        // take gigabytes of the default budget for nothing).
+        if (o.kv_cache_bytes == 0) c.num_blocks = std::min(c.num_blocks, one_sequence * std::max(1, c.max_num_seqs));
+    }
+    return c;
+}
+
+}  // namespace
+
+// Everything the engine keeps about a request beside the scheduler's tokens.
+struct EngineCore::Active {
+    RequestId id = 0;
+    SamplingParams sampling;
+    uint64_t seed = 0;
+    std::string tag;
+    StopConditions stop_conditions;
+    std::unique_ptr<StopChecker> stop;  // owns the streaming detokenizer
+    int num_prompt_tokens = 0;   // the prompt as the scheduler knows it (a fork's includes the shared tokens)
+    int generated_before = 0;    // a fork's tokens inherited from its parent (not reported again)
+    int preemptions = 0;
+    int cached_prompt_tokens = 0;
+    bool scheduled = false;
+    Clock::time_point submitted, first_scheduled, first_token, last_token;
+    int tokens_reported = 0;
+};
+
+EngineCore::EngineCore(std::shared_ptr<const Model> model, std::unique_ptr<Backend> backend, const EngineOptions& options)
+    : model_(std::move(model)),
+      backend_(std::move(backend)),
+      sched_(scheduler_config(*model_, *backend_, options)),
+      seed_rng_(std::random_device{}()) {
+    if (!model_->tokenizer) throw Error("the model " + model_->name + " has no tokenizer: the engine needs one to stream text");
+    KvLayout layout = kv_layout_of(*model_, options.block_size);
+    layout.num_blocks = sched_.kv().num_blocks();
+    backend_->allocate_kv(layout);
+    for (int id : model_->stop_token_ids()) stop_ids_.push_back(int32_t(id));
+    device_name_ = backend_->device_name();
+}
+
+EngineCore::~EngineCore() = default;
+
+RequestId EngineCore::add(Request request) {
+    while (active_.count(next_id_)) ++next_id_;
+    const RequestId id = next_id_++;
+    add(id, std::move(request));
+    return id;
+}
+
+void EngineCore::add(RequestId id, Request request) {
+    if (id == 0 || active_.count(id)) {
+        reject(id, "request id " + std::to_string(id) + " is zero or already in use");
+        return;
+    }
+    std::vector<int32_t> prompt;
+    auto a = std::make_unique<Active>();
+    try {
+        validate(request.sampling);
+        validate(request.stop);
+        prompt = build_prompt_ids(*model_, request);
+        a->stop = std::make_unique<StopChecker>(*model_->tokenizer, request.stop, stop_ids_);
+    } catch (const std::exception& e) {
+        reject(id, e.what(), std::move(prompt));
+        return;
+    }
+    if (const std::string why = sched_.check_prompt(int64_t(prompt.size())); !why.empty()) {
+        reject(id, why, std::move(prompt));
+        return;
+    }
+    a->id = id;
+    a->sampling = request.sampling;
+    a->seed = request.sampling.seed ? *request.sampling.seed : seed_rng_();
+    a->tag = std::move(request.tag);
+    a->stop_conditions = request.stop;
+    a->num_prompt_tokens = int(prompt.size());
+    a->submitted = Clock::now();
+    sched_.add(id, std::move(prompt), request.priority);
+    active_.emplace(id, std::move(a));
+    stalled_ = false;
+}
+
+void EngineCore::cancel(RequestId id) {
+    const auto it = active_.find(id);
+    if (it == active_.end()) return;
+    std::string held = it->second->stop->finish();
+    finish(id, FinishReason::Cancelled, std::move(held));
+}
+
+std::optional<RequestId> EngineCore::fork(RequestId parent, const SamplingParams& sampling) {
+    const auto it = active_.find(parent);
+    const SchedSequence* ps = sched_.find(parent);
+    if (it == active_.end() || !ps) return std::nullopt;
+    validate(sampling);
+    const Active& p = *it->second;
+    while (active_.count(next_id_)) ++next_id_;
+    const RequestId id = next_id_++;
+    auto a = std::make_unique<Active>();
+    a->id = id;
+    a->sampling = sampling;
+    a->seed = sampling.seed ? *sampling.seed : seed_rng_();
+    a->tag = p.tag;
+    // The child's text starts after the fork; inherited tokens count towards its max_tokens.
+    a->stop_conditions = p.stop_conditions;
+    a->generated_before = ps->num_generated();
+    StopConditions rest = p.stop_conditions;
+    rest.max_tokens = std::max(1, rest.max_tokens - a->generated_before);
+    a->stop = std::make_unique<StopChecker>(*model_->tokenizer, rest, stop_ids_, /*continues_text=*/a->generated_before > 0);
+    a->num_prompt_tokens = ps->num_prompt_tokens;
+    a->submitted = Clock::now();
+    if (ps->running) {
+        a->scheduled = true;
+        a->first_scheduled = a->submitted;
+    }
+    sched_.fork(parent, id);
+    active_.emplace(id, std::move(a));
+    return id;
+}
+
+void EngineCore::set_input_closed(bool closed) {
+    sched_.set_input_closed(closed);
+    stalled_ = false;
+}
+
+bool EngineCore::has_unfinished() const { return sched_.has_unfinished(); }
+
+void EngineCore::reject(RequestId id, const std::string& message, std::vector<int32_t> prompt_ids) {
+    Event e;
+    e.kind = Event::Kind::Error;
+    e.id = id;
+    e.reason = FinishReason::Error;
+    e.message = message;
+    e.timings.prompt_tokens = int(prompt_ids.size());
+    e.prompt_ids = std::move(prompt_ids);
+    pending_.push_back(std::move(e));
+}
+
+RequestTimings EngineCore::timings_of(const Active& a, Clock::time_point now) const {
+    RequestTimings t;
+    t.prompt_tokens = a.num_prompt_tokens;
+    t.cached_prompt_tokens = a.cached_prompt_tokens;
+    t.generated_tokens = a.tokens_reported;
+    t.preemptions = a.preemptions;
+    if (a.scheduled) t.queue_ms = ms_between(a.submitted, a.first_scheduled);
+    else t.queue_ms = ms_between(a.submitted, now);
+    if (a.tokens_reported > 0) {
+        t.ttft_ms = ms_between(a.submitted, a.first_token);
+        const double prefill_s = ms_between(a.first_scheduled, a.first_token) / 1000.0;
+        const int computed = a.num_prompt_tokens - a.cached_prompt_tokens;
+        if (prefill_s > 0) t.prefill_tok_s = double(computed) / prefill_s;
+        const double decode_s = ms_between(a.first_token, a.last_token) / 1000.0;
+        if (a.tokens_reported > 1 && decode_s > 0) t.decode_tok_s = double(a.tokens_reported - 1) / decode_s;
+    }
+    return t;
+}
+
+void EngineCore::finish(RequestId id, FinishReason reason, std::string text, const std::string& message) {
+    const auto it = active_.find(id);
+    if (it == active_.end()) return;
+    const Active& a = *it->second;
+    Event e;
+    e.kind = reason == FinishReason::Error ? Event::Kind::Error : Event::Kind::Finished;
+    e.id = id;
+    e.reason = reason;
+    e.text = std::move(text);
+    e.message = message;
+    e.timings = timings_of(a, Clock::now());
+    if (const SchedSequence* s = sched_.find(id)) e.prompt_ids.assign(s->tokens.begin(), s->tokens.begin() + s->num_prompt_tokens);
+    sched_.remove(id);
+    active_.erase(it);
+    pending_.push_back(std::move(e));
+}
+
+void EngineCore::fail_all(const std::string& message) {
+    std::vector<RequestId> ids;
+    for (const auto& [id, a] : active_) ids.push_back(id);
+    std::sort(ids.begin(), ids.end());
+    for (RequestId id : ids) finish(id, FinishReason::Error, {}, message);
+}
+
+void EngineCore::on_token(RequestId id, int32_t token, Clock::time_point now) {
+    Active& a = *active_.at(id);
+    if (a.tokens_reported == 0) a.first_token = now;
+    a.last_token = now;
+    ++a.tokens_reported;
+    ++total_generated_tokens_;
+    StopDecision d = a.stop->push(token);
+    Event e;
+    e.kind = Event::Kind::Token;
+    e.id = id;
+    e.token = token;
+    e.text = std::move(d.text);
+    pending_.push_back(std::move(e));
+    if (d.finished) {
+        finish(id, d.reason, {});
+        return;
+    }
+    // The token just sampled takes the last position of the context: nothing can follow it.
+    if (int64_t(sched_.find(id)->tokens.size()) >= sched_.config().max_model_len) finish(id, FinishReason::ContextFull, a.stop->finish());
+}
+
+std::vector<Event> EngineCore::step() {
+    const Clock::time_point t0 = Clock::now();
+    SchedulePlan plan = sched_.schedule();
+    stalled_ = plan.empty() && sched_.has_unfinished();
+    if (plan.empty()) return std::exchange(pending_, {});
+
+    // Sequences the whole pool cannot hold any more leave with the text they have; note their
+    // prompts before apply() drops them.
+    std::vector<std::pair<RequestId, std::vector<int32_t>>> dropped;
+    for (SeqId id : plan.out_of_memory) {
+        const SchedSequence* s = sched_.find(id);
+        dropped.push_back({id, std::vector<int32_t>(s->tokens.begin(), s->tokens.begin() + s->num_prompt_tokens)});
+    }
+    const std::vector<BlockCopy> copies = sched_.apply(plan);
+    for (auto& [id, prompt] : dropped) {
+        Active& a = *active_.at(id);
+        const int64_t tokens = int64_t(prompt.size()) + a.generated_before + a.tokens_reported;
+        const std::string why = "the KV pool (" + std::to_string(sched_.kv().num_blocks()) + " blocks of " +
+                                std::to_string(sched_.kv().block_size()) + " tokens) cannot hold this conversation's " +
+                                std::to_string(tokens) + " tokens; give the KV cache more memory";
+        std::string held = a.stop->finish();
+        finish(id, FinishReason::ContextFull, std::move(held), why);
+        pending_.back().prompt_ids = std::move(prompt);
+    }
+    for (SeqId id : plan.preempted) ++active_.at(id)->preemptions;
+    for (SeqId id : plan.admitted) {
+        Active& a = *active_.at(id);
+        if (a.scheduled) continue;
+        a.scheduled = true;
+        a.first_scheduled = t0;
+        a.cached_prompt_tokens = sched_.kv().sequence(id).num_tokens;
+    }
+    if (plan.chunks.empty()) return std::exchange(pending_, {});
+
+    ForwardBatch batch;
+    std::vector<SamplingRow> rows;
+    std::vector<RequestId> sampling_ids;
+    int64_t prefill_tokens = 0, decode_tokens = 0;
+    for (const ScheduledChunk& c : plan.chunks) {
+        const SchedSequence& s = *sched_.find(c.id);
+        const KvSequence& kv = sched_.kv().sequence(c.id);
+        SeqSlice slice;
+        slice.seq_id = int64_t(c.id);
+        slice.token_offset = batch.num_tokens();
+        slice.num_tokens = c.num_tokens;
+        slice.context_before = c.context_before;
+        slice.block_table_offset = int(batch.block_tables.size());
+        slice.num_blocks = int(kv.blocks.size());
+        slice.want_logits = c.samples;
+        batch.tokens.insert(batch.tokens.end(), s.tokens.begin() + c.context_before, s.tokens.begin() + c.context_before + c.num_tokens);
+        batch.block_tables.insert(batch.block_tables.end(), kv.blocks.begin(), kv.blocks.end());
+        batch.seqs.push_back(slice);
+        (c.prefill ? prefill_tokens : decode_tokens) += c.num_tokens;
+        if (!c.samples) continue;
+        const Active& a = *active_.at(c.id);
+        SamplingRow row;
+        row.params = &a.sampling;
+        row.prompt_ids = s.tokens.data();
+        row.num_prompt_ids = s.num_prompt_tokens;
+        row.output_ids = s.tokens.data() + s.num_prompt_tokens;
+        row.num_output_ids = s.num_generated();
+        row.seed = a.seed;
+        row.step = uint64_t(s.num_generated());
+        rows.push_back(row);
+        sampling_ids.push_back(c.id);
+    }
+
+    std::vector<int32_t> sampled;
+    try {
+        if (!copies.empty()) {
+            std::vector<std::pair<int32_t, int32_t>> pairs;
+            for (const BlockCopy& c : copies) pairs.push_back({c.src, c.dst});
+            backend_->copy_blocks(pairs);
+        }
+        backend_->forward_and_sample(batch, rows, sampled);
+        if (sampled.size() != rows.size())
+            throw Error("the backend returned " + std::to_string(sampled.size()) + " tokens for " + std::to_string(rows.size()) + " sequences");
+    } catch (const std::exception& e) {
+        // The step's sequences cannot continue (their KV for this step is not written); everything
+        // else is untouched and the engine goes on.
+        const std::string message = "the " + backend_->name() + " backend failed during a step: " + e.what();
+        for (const ScheduledChunk& c : plan.chunks) {
+            if (!active_.count(c.id)) continue;
+            std::string held = active_.at(c.id)->stop->finish();
+            finish(c.id, FinishReason::Error, std::move(held), message);
+        }
+        last_step_ms_ = ms_between(t0, Clock::now());
+        return std::exchange(pending_, {});
+    }
+    sched_.complete(plan, sampled);
+    const Clock::time_point now = Clock::now();
+    for (size_t i = 0; i < sampled.size(); ++i) on_token(sampling_ids[i], sampled[i], now);
+
+    ++steps_;
+    last_batch_seqs_ = int(plan.chunks.size());
+    last_batch_tokens_ = plan.num_tokens;
+    last_step_ms_ = ms_between(t0, now);
+    total_prompt_tokens_ += prefill_tokens;
+    window_.add(t0, now, prefill_tokens, decode_tokens);
+    peak_blocks_used_ = std::max(peak_blocks_used_, sched_.kv().pool().num_used());
+    return std::exchange(pending_, {});
+}
+
+EngineStats EngineCore::stats() const {
+    EngineStats st;
+    const Clock::time_point now = Clock::now();
+    const KvCounters k = sched_.kv().counters();
+    st.blocks_total = k.blocks_total;
+    st.blocks_used = k.blocks_used;
+    st.blocks_cached = k.blocks_cached;
+    st.blocks_free = k.blocks_free;
+    st.block_size = k.block_size;
+    st.fragmentation = k.fragmentation();
+    st.prefix_hit_rate = k.prefix_hit_rate();
+    st.prefix_hit_tokens = k.prefix_hit_tokens;
+    st.prefix_lookup_tokens = k.prefix_lookup_tokens;
+    st.cow_copies = k.cow_copies;
+    st.evictions = k.evictions;
+    st.peak_blocks_used = peak_blocks_used_;
+    st.running = sched_.num_running();
+    st.waiting = sched_.num_waiting();
+    st.preemptions = sched_.preemptions();
+    st.last_batch_seqs = last_batch_seqs_;
+    st.last_batch_tokens = last_batch_tokens_;
+    st.last_step_ms = last_step_ms_;
+    st.steps = steps_;
+    st.prefill_tok_s = window_.prefill_rate(now);
+    st.decode_tok_s = window_.decode_rate(now);
+    st.total_prompt_tokens = total_prompt_tokens_;
+    st.total_generated_tokens = total_generated_tokens_;
+    st.backend = backend_->name();
+    st.device_name = device_name_;
+    // Reading process memory costs a file read: refresh it a few times a second, not every step.
+    if (now - memory_at_ > std::chrono::milliseconds(250)) {
+        memory_ = backend_->memory();
+        memory_at_ = now;
+    }
+    st.memory = memory_;
+    std::vector<RequestId> ids;
+    for (const auto& [id, a] : active_) ids.push_back(id);
+    std::sort(ids.begin(), ids.end());
+    for (RequestId id : ids) {
+        const Active& a = *active_.at(id);
+        const SchedSequence* s = sched_.find(id);
+        if (!s) continue;
+        SequenceStats q;
+        q.id = id;
+        q.tag = a.tag;
+        if (!s->running) q.state = s->preemptions > 0 ? SequenceStats::State::Preempted : SequenceStats::State::Waiting;
+        else q.state = s->num_computed < s->admitted_len ? SequenceStats::State::Prefilling : SequenceStats::State::Decoding;
+        q.prompt_tokens = a.num_prompt_tokens;
+        q.generated_tokens = a.tokens_reported;
+        const KvSequenceInfo info = sched_.kv().info(id);
+        q.blocks = info.blocks;
+        q.shared_blocks = info.shared_blocks;
+        const RequestTimings t = timings_of(a, now);
+        q.prefill_tok_s = t.prefill_tok_s;
+        q.decode_tok_s = t.decode_tok_s;
+        st.sequences.push_back(std::move(q));
+    }
+    return st;
+}
+
+}  // namespace folio

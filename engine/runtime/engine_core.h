@@ -1,0 +1,117 @@
+#pragma once
+// The engine loop's body, single-threaded: requests in, one step at a time, events out.
+//   step(): scheduler plan -> apply (KV) -> ForwardBatch -> backend.forward_and_sample -> tokens ->
+//           text (detokenizer + stop checker) -> events and stats.
+// Engine (engine.h) runs it on its own thread; the benchmark and tests may drive it directly.
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <random>
+#include <unordered_map>
+#include <vector>
+
+#include "engine/backend/backend.h"
+#include "engine/runtime/engine_options.h"
+#include "engine/runtime/engine_stats.h"
+#include "engine/runtime/request.h"
+#include "engine/runtime/throughput_window.h"
+#include "engine/sched/scheduler.h"
+
+namespace folio {
+
+struct Model;
+class StopChecker;
+
+class EngineCore {
+public:
+    // Sizes the KV pool on `backend` (options.num_kv_blocks when set, else the backend's plan for
+    // options.kv_cache_bytes, at least one full-context sequence, at most max_num_seqs of them when
+    // the budget is the default) and allocates it. Throws folio::Error when the pool does not fit,
+    // the options are inconsistent or the model has no tokenizer.
+    EngineCore(std::shared_ptr<const Model> model, std::unique_ptr<Backend> backend, const EngineOptions& options);
+    // The same with the backend options.backend asks for. Inline, so that only executables that
+    // use it link the backend factory (folio_backends), which itself depends on folio_engine.
+    EngineCore(std::shared_ptr<const Model> model, const EngineOptions& options)
+        : EngineCore(model, make_backend(*model, options.backend), options) {}
+    ~EngineCore();
+    EngineCore(const EngineCore&) = delete;
+    EngineCore& operator=(const EngineCore&) = delete;
+
+    // Queues a request. Never throws for a bad request: it is answered by an Error event in the next
+    // step()'s events (empty or unreadable prompt, too long for the context or the pool, bad
+    // sampling settings).
+    RequestId add(Request request);
+    // Same with an id chosen by the caller (the threaded Engine hands ids out itself). Ids must be
+    // unique and non-zero.
+    void add(RequestId id, Request request);
+    // Frees everything the request holds now; a Finished(Cancelled) event comes with the next
+    // step(). Unknown or finished ids are ignored.
+    void cancel(RequestId id);
+    // A new request continuing `parent` from where it stands: same prompt and tokens so far, KV
+    // blocks shared (copied on write), its own sampling (and seed). Its events carry only tokens
+    // generated after the fork; it stops where the parent would (stop conditions and max_tokens
+    // counting the inherited tokens). Returns nullopt when the parent is not active; throws
+    // folio::Error on invalid sampling settings.
+    std::optional<RequestId> fork(RequestId parent, const SamplingParams& sampling);
+    // Static batching: no more requests are coming, so a smaller last batch may start.
+    void set_input_closed(bool closed);
+
+    // One iteration. Returns the events since the last step (including rejections and
+    // cancellations made in between), in order. Does nothing but return them when idle.
+    std::vector<Event> step();
+    // Requests queued or running.
+    bool has_unfinished() const;
+    // The last step() found nothing it could run although requests are queued (static batching
+    // waiting for a full batch): stepping again is pointless until a request comes or input closes.
+    bool stalled() const { return stalled_; }
+    // Any events waiting for the next step() to return them.
+    bool has_pending_events() const { return !pending_.empty(); }
+    // Ends every request with an Error event carrying `message` (the engine hit a bug it cannot
+    // recover a step from); the engine stays usable.
+    void fail_all(const std::string& message);
+
+    EngineStats stats() const;
+    // Cheap parts of stats() for per-step bookkeeping (benchmarks).
+    int64_t steps() const { return steps_; }
+    int last_batch_seqs() const { return last_batch_seqs_; }
+    const Model& model() const { return *model_; }
+    const Backend& backend() const { return *backend_; }
+    const Scheduler& scheduler() const { return sched_; }
+    int64_t num_kv_blocks() const { return sched_.kv().num_blocks(); }
+
+private:
+    using Clock = std::chrono::steady_clock;
+    struct Active;
+
+    void init(const EngineOptions& options);
+    void reject(RequestId id, const std::string& message, std::vector<int32_t> prompt_ids = {});
+    void finish(RequestId id, FinishReason reason, std::string text, const std::string& message = {});
+    void on_token(RequestId id, int32_t token, Clock::time_point now);
+    RequestTimings timings_of(const Active& a, Clock::time_point now) const;
+
+    std::shared_ptr<const Model> model_;
+    std::unique_ptr<Backend> backend_;
+    Scheduler sched_;
+    std::vector<int32_t> stop_ids_;
+    std::unordered_map<RequestId, std::unique_ptr<Active>> active_;
+    std::vector<Event> pending_;
+    RequestId next_id_ = 1;
+    bool stalled_ = false;
+    std::mt19937_64 seed_rng_;
+
+    // Stats
+    ThroughputWindow window_;
+    int64_t steps_ = 0;
+    int64_t total_prompt_tokens_ = 0;
+    int64_t total_generated_tokens_ = 0;
+    int last_batch_seqs_ = 0;
+    int last_batch_tokens_ = 0;
+    double last_step_ms_ = 0;
+    int64_t peak_blocks_used_ = 0;
+    std::string device_name_;
+    mutable MemoryInfo memory_;
+    mutable Clock::time_point memory_at_{};
+};
+
+}  // namespace folio

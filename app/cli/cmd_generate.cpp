@@ -1,7 +1,81 @@
-// Placeholder until the generate command lands (being written on another branch).
+// folio-cli generate: one prompt, streamed to stdout, or one JSON object with --json.
+#include <chrono>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
 #include "app/cli/commands.h"
+#include "app/cli/engine_setup.h"
 #include "engine/core/error.h"
+#include "engine/runtime/engine.h"
 
 namespace folio::cli {
-int run_generate(int, char**, int) { throw Error("the generate command is not built yet"); }
+
+int run_generate(int argc, char** argv, int first) {
+    auto options = model_options();
+    options.merge(sampling_options());
+    options.insert({"prompt", "max-tokens", "stop", "system"});
+    Args args(argc, argv, first, options, {"raw", "json", "ignore-eos"});
+    if (!args.positional().empty()) throw Error("unexpected argument '" + args.positional()[0] + "'");
+    const std::string prompt = args.require("prompt");
+    const int max_tokens = args.get_int("max-tokens", 256);
+    if (max_tokens <= 0) throw Error("--max-tokens must be positive");
+    const bool json_out = args.has("json");
+
+    auto model = load_model_from_args(args, !json_out);
+    Request req;
+    if (args.has("raw")) {
+        if (args.has("system")) throw Error("--system needs the chat template; it cannot be combined with --raw");
+        req.prompt_text = prompt;
+    } else {
+        if (auto sys = args.get("system")) req.messages.push_back({"system", *sys});
+        req.messages.push_back({"user", prompt});
+    }
+    req.sampling = sampling_from_args(args, *model);
+    req.stop.max_tokens = max_tokens;
+    req.stop.ignore_eos = args.has("ignore-eos");
+    if (auto stop = args.get("stop")) req.stop.stop_strings.push_back(*stop);
+
+    Engine engine(model, engine_options_from_args(args));
+    const auto t0 = std::chrono::steady_clock::now();
+    const RequestId id = engine.submit(req);
+    std::vector<int32_t> ids;
+    std::string text;
+    for (;;) {
+        for (const Event& ev : engine.wait_events(std::chrono::milliseconds(200))) {
+            if (ev.id != id) continue;
+            if (ev.kind == Event::Kind::Token) {
+                ids.push_back(ev.token);
+                text += ev.text;
+                if (!json_out && !ev.text.empty()) {
+                    std::fwrite(ev.text.data(), 1, ev.text.size(), stdout);
+                    std::fflush(stdout);
+                }
+                continue;
+            }
+            if (ev.kind == Event::Kind::Error) throw Error(ev.message);
+            const double total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            if (json_out) {
+                nlohmann::ordered_json j;
+                j["prompt_ids"] = ev.prompt_ids;
+                j["ids"] = ids;
+                j["text"] = text;
+                j["finish_reason"] = finish_reason_name(ev.reason);
+                j["timings"] = {{"prompt_tokens", ev.timings.prompt_tokens},
+                                {"generated_tokens", ev.timings.generated_tokens},
+                                {"ttft_ms", ev.timings.ttft_ms},
+                                {"prefill_tok_s", ev.timings.prefill_tok_s},
+                                {"decode_tok_s", ev.timings.decode_tok_s},
+                                {"total_ms", total_ms}};
+                j["backend"] = engine.stats().backend;
+                std::puts(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+            } else {
+                std::fprintf(stderr, "\n[%s; %d prompt + %d generated tokens; prefill %.1f tok/s, decode %.1f tok/s]\n",
+                             finish_reason_name(ev.reason), ev.timings.prompt_tokens, ev.timings.generated_tokens,
+                             ev.timings.prefill_tok_s, ev.timings.decode_tok_s);
+            }
+            return 0;
+        }
+    }
+}
+
 }  // namespace folio::cli

@@ -4,6 +4,9 @@
 #include <exception>
 #include <string>
 
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
 #include "app/cli/commands.h"
 #include "engine/core/error.h"
 
@@ -31,6 +34,8 @@ int main(int argc, char** argv) {
         return argc < 2 ? 2 : 0;
     }
     const std::string cmd = argv[1];
+    // stdout carries the command's output (text, JSON, a rendered prompt); engine logs go to stderr.
+    spdlog::set_default_logger(spdlog::stderr_color_mt("folio"));
     try {
         if (cmd == "generate") return folio::cli::run_generate(argc, argv, 2);
         if (cmd == "chat") return folio::cli::run_chat(argc, argv, 2);

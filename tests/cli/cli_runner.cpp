@@ -25,8 +25,12 @@ std::string& binary() {
 
 const std::string& cli_path() { return binary(); }
 
-CliResult run_cli(const std::vector<std::string>& args) {
+CliResult run_cli(const std::vector<std::string>& args) { return run_cli(args, ""); }
+
+CliResult run_cli(const std::vector<std::string>& args, const std::string& input) {
     TempDir tmp;
+    const std::string in_path = tmp.file("stdin");
+    write_file(in_path, input);
     const std::string out_path = tmp.file("stdout"), err_path = tmp.file("stderr");
     std::vector<std::string> argv_storage{binary()};
     argv_storage.insert(argv_storage.end(), args.begin(), args.end());
@@ -36,6 +40,7 @@ CliResult run_cli(const std::vector<std::string>& args) {
 
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, 0, in_path.c_str(), O_RDONLY, 0);
     posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     pid_t pid = 0;

@@ -14,5 +14,7 @@ struct CliResult {
 
 const std::string& cli_path();
 CliResult run_cli(const std::vector<std::string>& args);
+// Same, with `input` as the process's standard input.
+CliResult run_cli(const std::vector<std::string>& args, const std::string& input);
 
 }  // namespace folio::test

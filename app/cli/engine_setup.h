@@ -1,0 +1,24 @@
+#pragma once
+// What generate, chat and the benchmark share: the model, backend and sampling options of the
+// command line, turned into engine objects.
+#include <memory>
+#include <set>
+#include <string>
+
+#include "app/cli/cli_args.h"
+#include "engine/model/model.h"
+#include "engine/runtime/engine_options.h"
+#include "engine/sampling/sampling_params.h"
+
+namespace folio::cli {
+
+// Options every model-running command accepts.
+std::set<std::string> model_options();        // --model --backend --threads --tokenizer --kv-cache-mb --seed-weights
+std::set<std::string> sampling_options();     // --temperature --top-p --top-k --min-p --repetition-penalty --presence-penalty ...
+
+std::shared_ptr<const Model> load_model_from_args(const Args& args, bool show_progress);
+EngineOptions engine_options_from_args(const Args& args);
+// Sampling from the flags, falling back to the checkpoint's generation_config.json, then greedy.
+SamplingParams sampling_from_args(const Args& args, const Model& model);
+
+}  // namespace folio::cli

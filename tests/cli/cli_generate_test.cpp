@@ -1,0 +1,139 @@
+// folio-cli generate and chat, end to end: exact greedy ids on both fixtures in the documented JSON
+// form, the chat template path, seeded sampling, stop strings, and one clear line on every error.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/cli/cli_runner.h"
+#include "tests/support/fixtures.h"
+
+namespace folio::test {
+namespace {
+
+using json = nlohmann::json;
+
+json generate_json(const std::vector<std::string>& extra) {
+    std::vector<std::string> args{"generate", "--backend", "cpu", "--json"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    const CliResult r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    return json::parse(r.out);
+}
+
+void expect_one_line_error(const CliResult& r, const std::string& needle) {
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    ASSERT_FALSE(r.err.empty());
+    EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "more than one line: " << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+}
+
+void check_expected_greedy(const std::string& model) {
+    const std::string dir = fixture_path("models/" + model);
+    const json expected = json::parse(read_file(dir + "/expected_greedy.json"));
+    for (const auto& c : expected["cases"]) {
+        const json j = generate_json({"--model", dir, "--raw", "--prompt", c["prompt"].get<std::string>(), "--max-tokens",
+                                      std::to_string(c["ids"].size())});
+        EXPECT_EQ(j["prompt_ids"], c["prompt_ids"]);
+        EXPECT_EQ(j["ids"], c["ids"]);
+        EXPECT_EQ(j["text"], c["text"]);
+        EXPECT_EQ(j["finish_reason"], "length");
+        EXPECT_EQ(j["timings"]["generated_tokens"], c["ids"].size());
+        EXPECT_GT(j["timings"]["decode_tok_s"].get<double>(), 0.0);
+    }
+}
+
+TEST(GenerateCommand, ExactGreedyStories260K) { check_expected_greedy("stories260K"); }
+TEST(GenerateCommand, ExactGreedyTinyAwq) { check_expected_greedy("tiny-awq"); }
+
+TEST(GenerateCommand, ChatTemplateWrapsThePrompt) {
+    const std::string dir = fixture_path("models/tiny-awq");
+    const json raw = generate_json({"--model", dir, "--raw", "--prompt", "Hello", "--max-tokens", "2"});
+    const json chat = generate_json({"--model", dir, "--prompt", "Hello", "--max-tokens", "2"});
+    // Llama-2 family without a template: the built-in "[INST] Hello [/INST]" around the prompt.
+    const std::vector<int> inst_open = {1, 518, 25580, 29962};
+    ASSERT_GE(chat["prompt_ids"].size(), 8u);
+    EXPECT_EQ(std::vector<int>(chat["prompt_ids"].begin(), chat["prompt_ids"].begin() + 4), inst_open);
+    EXPECT_GT(chat["prompt_ids"].size(), raw["prompt_ids"].size());
+}
+
+TEST(GenerateCommand, SeededSamplingIsReproducible) {
+    const std::string dir = fixture_path("models/stories260K");
+    const std::vector<std::string> base{"--model", dir, "--raw", "--prompt", "Once upon a time", "--max-tokens", "40",
+                                        "--temperature", "1.0", "--top-p", "0.95"};
+    auto with_seed = [&](const char* seed) {
+        auto a = base;
+        a.insert(a.end(), {"--seed", seed});
+        return generate_json(a)["ids"];
+    };
+    EXPECT_EQ(with_seed("7"), with_seed("7"));
+    EXPECT_NE(with_seed("7"), with_seed("8"));
+}
+
+TEST(GenerateCommand, StopStringEndsTheTextBeforeIt) {
+    const std::string dir = fixture_path("models/stories260K");
+    const json full = generate_json({"--model", dir, "--raw", "--prompt", "Once upon a time", "--max-tokens", "64"});
+    const std::string text = full["text"];
+    const auto pos = text.find("Lily");
+    ASSERT_NE(pos, std::string::npos) << text;
+    const json stopped = generate_json({"--model", dir, "--raw", "--prompt", "Once upon a time", "--max-tokens", "64", "--stop", "Lily"});
+    EXPECT_EQ(stopped["finish_reason"], "stop_string");
+    EXPECT_EQ(stopped["text"], text.substr(0, pos));
+}
+
+TEST(GenerateCommand, StreamsPlainTextWithoutJson) {
+    const CliResult r = run_cli({"generate", "--backend", "cpu", "--model", fixture_path("models/stories260K"), "--raw", "--prompt",
+                                 "Once upon a time", "--max-tokens", "64"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const json expected = json::parse(read_file(fixture_path("models/stories260K/expected_greedy.json")));
+    EXPECT_EQ(r.out, expected["cases"][0]["text"].get<std::string>());
+}
+
+TEST(GenerateCommand, DummyModelRuns) {
+    const json j = generate_json({"--model", "dummy:tiny", "--raw", "--prompt", "hi", "--max-tokens", "3", "--ignore-eos"});
+    EXPECT_EQ(j["ids"].size(), 3u);
+    EXPECT_EQ(j["prompt_ids"].size(), 3u);  // BOS + two bytes of the byte tokenizer
+}
+
+TEST(GenerateCommand, ErrorsAreOneClearLine) {
+    expect_one_line_error(run_cli({"generate", "--prompt", "x"}), "--model is required");
+    expect_one_line_error(run_cli({"generate", "--model", "/nonexistent/model", "--prompt", "x"}), "/nonexistent/model");
+    expect_one_line_error(run_cli({"generate", "--model", "dummy:nope", "--prompt", "x"}), "unknown dummy model");
+    expect_one_line_error(run_cli({"generate", "--model", "dummy:tiny", "--prompt", "x", "--frobnicate", "1"}), "unknown option --frobnicate");
+    expect_one_line_error(run_cli({"generate", "--model", "dummy:tiny", "--prompt", "x", "--max-tokens", "many"}), "integer");
+    expect_one_line_error(run_cli({"generate", "--model", "dummy:tiny", "--prompt", "x", "--backend", "tpu"}), "unknown backend 'tpu'");
+    expect_one_line_error(run_cli({"generate", "--model", "dummy:tiny", "--prompt", "x", "--top-p", "0"}), "--top-p");
+    // A prompt longer than the context: an error, not a hang.
+    std::string longp;
+    for (int i = 0; i < 600; ++i) longp += "Once upon a time ";
+    expect_one_line_error(run_cli({"generate", "--model", fixture_path("models/stories260K"), "--raw", "--prompt", longp}),
+                          "context");
+    // A folder without tokenizer.model.
+    TempDir d;
+    write_file(d.file("config.json"), read_file(fixture_path("models/stories260K/config.json")));
+    expect_one_line_error(run_cli({"generate", "--model", d.path(), "--prompt", "x"}), "no tokenizer.model");
+}
+
+TEST(GenerateCommand, CudaBackendRunsOrSaysWhyNot) {
+    const CliResult r = run_cli({"generate", "--backend", "cuda", "--model", "dummy:tiny", "--prompt", "x", "--max-tokens", "1",
+                                 "--ignore-eos", "--json"});
+    if (r.exit_code == 0) {  // a machine with a GPU: the CUDA backend must then really have generated
+        const json j = json::parse(r.out);
+        EXPECT_EQ(j["backend"], "cuda");
+        EXPECT_EQ(j["ids"].size(), 1u);
+        return;
+    }
+    expect_one_line_error(r, "--backend cuda");
+}
+
+TEST(ChatCommand, AnswersEachLineAndExits) {
+    const CliResult r = run_cli({"chat", "--backend", "cpu", "--model", fixture_path("models/stories260K"), "--max-tokens", "20"},
+                                "Tell me a story\n/reset\nAnd another\n/exit\n");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_GE(std::count(r.out.begin(), r.out.end(), '\n'), 2) << r.out;
+    EXPECT_NE(r.err.find("conversation cleared"), std::string::npos) << r.err;
+    EXPECT_GT(r.out.size(), 20u);
+}
+
+}  // namespace
+}  // namespace folio::test

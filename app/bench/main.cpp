@@ -111,7 +111,7 @@ int run(int argc, char** argv) {
     std::shared_ptr<const Model> model = load_model(spec, load);
 
     auto make_core = [&](const EngineOptions& o) {
-        return std::make_unique<EngineCore>(model, make_backend(*model, o.backend), o);
+        return std::make_unique<EngineCore>(model, make_backend(*model, backend_options_for(o)), o);
     };
 
     const std::string suite = args.get_or("suite", "");

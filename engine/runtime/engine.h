@@ -23,7 +23,7 @@ public:
     // the pool does not fit). Starts the loop thread. Inline so that only executables that use it
     // link the backend factory (folio_backends).
     Engine(std::shared_ptr<const Model> model, const EngineOptions& options)
-        : Engine(model, make_backend(*model, options.backend), options) {}
+        : Engine(model, make_backend(*model, backend_options_for(options)), options) {}
     // The same on a backend built elsewhere (tests, benchmarks).
     Engine(std::shared_ptr<const Model> model, std::unique_ptr<Backend> backend, const EngineOptions& options);
     ~Engine();  // stops the thread; unfinished requests are dropped

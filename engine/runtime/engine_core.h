@@ -33,7 +33,7 @@ public:
     // The same with the backend options.backend asks for. Inline, so that only executables that
     // use it link the backend factory (folio_backends), which itself depends on folio_engine.
     EngineCore(std::shared_ptr<const Model> model, const EngineOptions& options)
-        : EngineCore(model, make_backend(*model, options.backend), options) {}
+        : EngineCore(model, make_backend(*model, backend_options_for(options)), options) {}
     ~EngineCore();
     EngineCore(const EngineCore&) = delete;
     EngineCore& operator=(const EngineCore&) = delete;

@@ -24,4 +24,13 @@ struct EngineOptions {
     int static_batch_size = 16;        // Static mode: how many requests form a batch
 };
 
+// The backend options an engine runs with: the step limits come from the engine's own, since the
+// backend sizes its step buffers (and CUDA graphs) for the largest step the scheduler can build.
+inline BackendOptions backend_options_for(const EngineOptions& o) {
+    BackendOptions b = o.backend;
+    b.max_num_batched_tokens = o.max_num_batched_tokens;
+    b.max_num_seqs = o.max_num_seqs;
+    return b;
+}
+
 }  // namespace folio

@@ -1,7 +1,12 @@
 #pragma once
-// Matmul kernels of the CPU backend, compiled once per instruction set from one source
-// (kernels_impl.inc). Every variant performs the same fp32 operations in the same order (no FMA
-// contraction, fixed lane structure), so the instruction set changes speed, never results.
+// Kernels of the CPU backend, compiled once per instruction set from one source (kernels_impl.inc).
+// Every variant performs the same fp32 operations in the same order (no FMA contraction, fixed lane
+// structure), so the instruction set changes speed, never results.
+//
+// Instruction-set isolation (kernels_isa.h says how): only the functions behind these tables use
+// AVX2/AVX-512/AMX, and a table is handed out only when the CPU has its instructions, so a CPU
+// without them never executes one. tests/engine/cpu/isa_isolation_test.cpp proves it on the objects.
+#include <cstddef>
 #include <cstdint>
 
 #include "engine/model/weights.h"
@@ -45,9 +50,21 @@ struct KernelTable {
                            float scale, float* scores);
 };
 
-// The fastest table this CPU supports (chosen once).
+// The table the backend uses, chosen once per process: the fastest this CPU supports, or the one
+// the environment variable FOLIO_CPU_ISA names (generic, avx2, avx512, amx; "auto" or unset: the
+// fastest) so that every path can be run and tested on one machine. Throws folio::Error when
+// FOLIO_CPU_ISA names an unknown set or one this CPU lacks.
 const KernelTable& kernels();
-// A specific one, for tests: "generic", "avx2", "avx512"; nullptr when this CPU lacks it.
+// A specific one, for tests: "generic", "avx2", "avx512", "amx"; nullptr when this CPU lacks it.
 const KernelTable* kernels_for(const char* isa);
+// What kernels() does with a value of FOLIO_CPU_ISA (nullptr: unset), uncached, for tests.
+const KernelTable& choose_kernels(const char* requested);
+
+// Per-thread scratch for kernels, 64-byte aligned, at least `bytes` long, kept between calls (so a
+// step allocates nothing once warm). Each slot is a separate buffer; contents are undefined on
+// return. Lives in a baseline translation unit so that instruction-set builds instantiate no
+// shared template code (std::vector and friends) of their own.
+enum class ScratchSlot { DenseRows, DenseAcc, AmxWeights, AmxAcc, Count };
+void* kernel_scratch(ScratchSlot slot, size_t bytes);
 
 }  // namespace folio::cpu

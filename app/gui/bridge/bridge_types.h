@@ -15,6 +15,9 @@ struct GenerationRequest {
     QString tag;  // "c<conversation id>": shown per sequence in the monitor
     QList<QPair<QString, QString>> messages;  // (role, content), system prompt first when set
     SamplingSettings sampling;
+    // The last message is a partial assistant reply to go on with (the engine's
+    // Request::continue_final_message): no new turn is started, the text continues it.
+    bool continueFinal = false;
 };
 
 struct GenerationEnd {

@@ -147,6 +147,7 @@ void EngineWorker::submit(const GenerationRequest& r) {
     req.sampling = toParams(r.sampling);
     req.stop.max_tokens = r.sampling.maxTokens;
     req.tag = r.tag.toStdString();
+    req.continue_final_message = r.continueFinal;
     const RequestId id = engine_->submit(std::move(req));
     ticketOfRequest_.insert(id, r.ticket);
     requestOfTicket_.insert(r.ticket, id);

@@ -395,6 +395,46 @@ void ChatModelsTest::monitorModelFollowsSnapshots() {
     s.backend = "cuda";
     monitor.apply(s);
     QCOMPARE(monitor.memoryLabel(), QString("VRAM"));
+
+    // The pool's history counters pass through as the engine reports them.
+    s.peakBlocksUsed = 31;
+    s.cowCopies = 2;
+    s.evictions = 5;
+    s.prefixHitTokens = 48;
+    s.prefixLookupTokens = 96;
+    monitor.apply(s);
+    QCOMPARE(monitor.peakBlocksUsed(), 31);
+    QCOMPARE(monitor.cowCopies(), 2);
+    QCOMPARE(monitor.evictions(), 5);
+    QCOMPARE(monitor.prefixHitTokens(), 48);
+    QCOMPARE(monitor.prefixLookupTokens(), 96);
+
+    // A finished reply stays in the per-conversation table with its final prefill and decode speeds,
+    // after the running ones, until its conversation runs again.
+    SequenceStatsModel* seqs = monitor.sequences();
+    ReplyStats done;
+    done.promptTokens = 20;
+    done.generatedTokens = 64;
+    done.prefillTokS = 900;
+    done.decodeTokS = 120;
+    monitor.recordFinished(9, done);
+    QCOMPARE(seqs->rowCount(), 2);
+    QCOMPARE(seqs->data(seqs->index(0), SequenceStatsModel::TagRole).toString(), QString("c7"));
+    QCOMPARE(seqs->data(seqs->index(1), SequenceStatsModel::StateRole).toString(), QString("finished"));
+    QCOMPARE(seqs->data(seqs->index(1), SequenceStatsModel::PrefillRole).toDouble(), 900.0);
+    QCOMPARE(seqs->data(seqs->index(1), SequenceStatsModel::DecodeRole).toDouble(), 120.0);
+    QCOMPARE(seqs->find(9), nullptr);  // not in the engine
+    monitor.recordFinished(7, done);   // c7 ended: no longer listed as running
+    QCOMPARE(seqs->rowCount(), 2);
+    QCOMPARE(seqs->data(seqs->index(0), SequenceStatsModel::TagRole).toString(), QString("c7"));
+    QCOMPARE(seqs->data(seqs->index(0), SequenceStatsModel::StateRole).toString(), QString("finished"));
+    s.sequences = {SequenceSnapshot{"c9", "prefilling", 30, 0, 2, 0, 0, 0}};
+    monitor.apply(s);  // c9 runs again: its live row replaces the finished one
+    QCOMPARE(seqs->rowCount(), 2);
+    QCOMPARE(seqs->data(seqs->index(0), SequenceStatsModel::StateRole).toString(), QString("prefilling"));
+    QCOMPARE(seqs->data(seqs->index(1), SequenceStatsModel::TagRole).toString(), QString("c7"));
+    for (int c = 100; c < 120; ++c) monitor.recordFinished(c, done);
+    QCOMPARE(seqs->rowCount(), 1 + SequenceStatsModel::kFinishedRows);
 }
 
 QTEST_GUILESS_MAIN(ChatModelsTest)

@@ -177,6 +177,16 @@ void UiTest::monitorMovesWhileGenerating() {
     QVERIFY(mon->decodeSeries()->peak() > 0);
     // Either a snapshot caught the sequence running, or its prompt blocks are now in the prefix cache.
     QVERIFY2(sawBusy || mon->blocksCached() > 0, "no stats snapshot showed the sequence or its blocks");
+    QVERIFY(mon->peakBlocksUsed() > 0);
+    QVERIFY(mon->prefixLookupTokens() > 0);
+    // The conversation stays in the table with its real prefill and decode speeds.
+    SequenceStatsModel* seqs = mon->sequences();
+    QTRY_VERIFY(seqs->rowCount() > 0);
+    QCOMPARE(seqs->data(seqs->index(0), SequenceStatsModel::ConversationIdRole).toLongLong(), c);
+    QCOMPARE(seqs->data(seqs->index(0), SequenceStatsModel::StateRole).toString(), QString("finished"));
+    QVERIFY(seqs->data(seqs->index(0), SequenceStatsModel::PrefillRole).toDouble() > 0);
+    QVERIFY(seqs->data(seqs->index(0), SequenceStatsModel::DecodeRole).toDouble() > 0);
+    QVERIFY(find("prefixCacheLine")->property("text").toString().contains("prompt tokens reused"));
     app_->engine()->setStatsInterval(500);
 }
 

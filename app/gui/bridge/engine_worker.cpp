@@ -33,6 +33,11 @@ StatsSnapshot toSnapshot(const EngineStats& s) {
     o.blockSize = s.block_size;
     o.fragmentation = s.fragmentation;
     o.prefixHitRate = s.prefix_hit_rate;
+    o.prefixHitTokens = s.prefix_hit_tokens;
+    o.prefixLookupTokens = s.prefix_lookup_tokens;
+    o.peakBlocksUsed = s.peak_blocks_used;
+    o.cowCopies = s.cow_copies;
+    o.evictions = s.evictions;
     o.running = s.running;
     o.waiting = s.waiting;
     o.preemptions = s.preemptions;

@@ -20,6 +20,18 @@ void MonitorModel::apply(const StatsSnapshot& s) {
     emit updated();
 }
 
+void MonitorModel::recordFinished(qint64 conversationId, const ReplyStats& st) {
+    requireOwnThread(this, "MonitorModel::recordFinished");
+    SequenceSnapshot s;
+    s.tag = QStringLiteral("c%1").arg(conversationId);
+    s.state = QStringLiteral("finished");
+    s.promptTokens = st.promptTokens;
+    s.generatedTokens = st.generatedTokens;
+    s.prefillTokS = st.prefillTokS;
+    s.decodeTokS = st.decodeTokS;
+    sequences_.addFinished(s);
+}
+
 QString MonitorModel::formatBytes(double bytes) {
     const double mib = bytes / double(1 << 20);
     if (mib < 1) return QStringLiteral("%1 KiB").arg(bytes / 1024.0, 0, 'f', 0);
@@ -31,7 +43,7 @@ void MonitorModel::reset() {
     s_ = {};
     updates_ = 0;
     for (TimeSeries* t : {&decode_, &prefill_, &kv_, &batch_, &memory_}) t->clear();
-    sequences_.setSequences({});
+    sequences_.clear();
     emit updated();
 }
 

@@ -241,6 +241,11 @@ void ChatModelsTest::continueAfterMaxTokensOrStop() {
     replies_->say(replies_->requests.last().ticket, "You are welcome.");
     replies_->end(replies_->requests.last().ticket);
     QVERIFY(!GenerationHub::canContinue(store_->message(done)));
+    MessageRecord full = store_->message(done);
+    full.stats.finishReason = "context";  // no room left in the context to go on
+    QVERIFY(!GenerationHub::canContinue(full));
+    full.stats.finishReason = "length";
+    QVERIFY(GenerationHub::canContinue(full));
 }
 
 void ChatModelsTest::continueWithNoTextStartsAfresh() {
@@ -390,6 +395,16 @@ void ChatModelsTest::monitorModelFollowsSnapshots() {
     QCOMPARE(monitor.memoryUsedGiB(), 3.0);
     QCOMPARE(monitor.decodeSeries()->values(), QList<qreal>{42});
     QCOMPARE(monitor.sequences()->data(monitor.sequences()->index(0), SequenceStatsModel::TitleRole).toString(), QString("Seven"));
+    // No engine step since the last snapshot: the engine is idle, whatever rate its last step left.
+    s.batchSeqs = 3;
+    monitor.apply(s);
+    QCOMPARE(monitor.decodeTokS(), 0.0);
+    QCOMPARE(monitor.batchSize(), 0);
+    QCOMPARE(monitor.decodeSeries()->values(), (QList<qreal>{42, 0}));
+    s.steps += 10;
+    monitor.apply(s);
+    QCOMPARE(monitor.decodeTokS(), 42.0);
+    QCOMPARE(monitor.batchSize(), 3);
     for (int i = 0; i < MonitorModel::kSamples + 10; ++i) monitor.apply(s);
     QCOMPARE(monitor.decodeSeries()->values().size(), MonitorModel::kSamples);  // a 60 s window
     s.backend = "cuda";

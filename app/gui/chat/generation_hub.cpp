@@ -42,7 +42,8 @@ bool GenerationHub::canContinue(const MessageRecord& m) {
     if (m.status == MessageStatus::Interrupted || m.status == MessageStatus::Error) return true;
     if (m.status != MessageStatus::Complete) return false;
     const QString& r = m.stats.finishReason;
-    return r == QLatin1String("length") || r == QLatin1String("cancelled") || r == QLatin1String("context");
+    // Not "context": a reply that filled the model's context has no room left to go on.
+    return r == QLatin1String("length") || r == QLatin1String("cancelled");
 }
 
 qint64 GenerationHub::continueReply(qint64 messageId) {

@@ -29,7 +29,7 @@ public:
     // simply generated again in place.
     qint64 continueReply(qint64 messageId);
     // Whether `m` is a reply Continue makes sense for: it has text and ended early (interrupted, stopped
-    // by the user, max tokens or a full context), or failed part way.
+    // by the user or at max tokens), or failed part way. Not one that filled the context.
     static bool canContinue(const MessageRecord& m);
     void stop(qint64 conversationId);
     // At quit: every running reply is cancelled and saved as interrupted (it can be continued).

@@ -9,12 +9,19 @@ MonitorModel::MonitorModel(std::function<QString(qint64)> titleOf, QObject* pare
 
 void MonitorModel::apply(const StatsSnapshot& s) {
     requireOwnThread(this, "MonitorModel::apply");
+    // The engine refreshes its snapshot after each step, so an idle engine keeps reporting the
+    // rates and batch of its last step. No step since the previous snapshot means nothing ran.
+    const bool idle = updates_ > 0 && s.steps == s_.steps;
     s_ = s;
+    if (idle) {
+        s_.prefillTokS = s_.decodeTokS = 0;
+        s_.batchSeqs = s_.batchTokens = 0;
+    }
     ++updates_;
-    decode_.append(s.decodeTokS);
-    prefill_.append(s.prefillTokS);
-    kv_.append(double(s.blocksUsed));
-    batch_.append(s.batchSeqs);
+    decode_.append(s_.decodeTokS);
+    prefill_.append(s_.prefillTokS);
+    kv_.append(double(s_.blocksUsed));
+    batch_.append(s_.batchSeqs);
     memory_.append(memoryUsedGiB());
     sequences_.setSequences(s.sequences);
     emit updated();

@@ -60,6 +60,7 @@ public:
     static constexpr int kSamples = 120;
 
     explicit MonitorModel(std::function<QString(qint64)> titleOf, QObject* parent = nullptr);
+    // A snapshot with no engine step since the previous one reads as idle: zero rates and batch.
     void apply(const StatsSnapshot& s);
     // A reply ended: its conversation stays in the per-conversation table with its final figures
     // (state "finished") until it runs again, so short replies can be read after they end.

@@ -7,14 +7,33 @@
 
 #include "engine/core/error.h"
 #include "engine/cpu/act_quant.h"
+#include "engine/cpu/weight_arena.h"
 #include "engine/model/awq.h"
 
 namespace folio::cpu {
 
-AwqPacked pack_awq(const AwqMatrix& m) {
+namespace {
+
+void check_shape(const AwqMatrix& m) {
     if (m.out <= 0 || m.out % 8 != 0 || m.group_size <= 0 || m.group_size % 8 != 0 || m.group_size > kMaxQuantBlock || m.in <= 0 || m.in % m.group_size != 0)
         throw Error("cannot repack AWQ matrix [in " + std::to_string(m.in) + ", out " + std::to_string(m.out) + "] with group size " +
                     std::to_string(m.group_size) + ": out must be a multiple of 8 and in a multiple of the group size (itself a multiple of 8, at most " + std::to_string(kMaxQuantBlock) + ")");
+}
+
+}  // namespace
+
+size_t awq_packed_bytes(const AwqMatrix& m) {
+    check_shape(m);
+    return size_t((m.out + 15) / 16) * size_t(m.in / m.group_size) * (size_t(m.group_size) * 8 + 64);
+}
+
+AwqPacked pack_awq(const AwqMatrix& m) {
+    WeightArena arena(awq_packed_bytes(m));
+    return pack_awq(m, arena);
+}
+
+AwqPacked pack_awq(const AwqMatrix& m, WeightArena& arena) {
+    check_shape(m);
     AwqPacked p;
     p.in = m.in;
     p.out = m.out;
@@ -24,9 +43,8 @@ AwqPacked pack_awq(const AwqMatrix& m) {
     p.group_bytes = int64_t(m.group_size) * 8 + 64;
     p.block_bytes = int64_t(p.num_groups) * p.group_bytes;
     const size_t total = size_t(p.block_bytes) * size_t(p.num_col_blocks);
-    auto* raw = static_cast<uint8_t*>(std::aligned_alloc(64, (total + 63) / 64 * 64));
-    if (!raw) throw Error("cannot allocate " + std::to_string(total >> 20) + " MiB for repacked AWQ weights");
-    p.storage.reset(raw, [](uint8_t* q) { std::free(q); });
+    uint8_t* const raw = arena.take(total);
+    p.storage = arena.storage();
     p.data = raw;
     std::memset(raw, 0, total);
     const int words = m.out / 8;

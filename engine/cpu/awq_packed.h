@@ -32,9 +32,15 @@ struct AwqPacked {
     const uint8_t* group(int cb, int g) const { return data + int64_t(cb) * block_bytes + int64_t(g) * group_bytes; }
 };
 
-// Repacks an AutoAWQ GEMM matrix (see weights.h). Throws folio::Error when the shape cannot be
-// packed (out not a multiple of 8, in not a multiple of the group size, group size not a multiple of 8).
+class WeightArena;
+
+// Repacks an AutoAWQ GEMM matrix (see weights.h) into the next slice of `arena`, or into a buffer of
+// its own. Throws folio::Error when the shape cannot be packed (out not a multiple of 8, in not a
+// multiple of the group size, group size not a multiple of 8).
+AwqPacked pack_awq(const AwqMatrix& m, WeightArena& arena);
 AwqPacked pack_awq(const AwqMatrix& m);
+// Bytes the packed matrix takes (what pack_awq takes from an arena).
+size_t awq_packed_bytes(const AwqMatrix& m);
 
 // The value q of input i, output o and its group's zero point and scale, read back from the packed
 // layout (for tests and for checking a pack).

@@ -69,13 +69,18 @@ public:
         : model_(model), cfg_(model.config), pool_(options.num_threads), inv_freq_(cpu::rope_inv_freq(cfg_)) {
         cpu::kernels();  // an unusable FOLIO_CPU_ISA fails here, not in the middle of a step
         act_parts_ = options.cpu_int8_activations ? 1 : 3;
+        std::vector<const Linear*> order;
         for (const auto& L : model.weights.layers) {
             norms_.push_back({to_f32(L.input_norm), to_f32(L.post_attention_norm)});
-            layers_.push_back({cpu::prepare_linear(L.q_proj), cpu::prepare_linear(L.k_proj), cpu::prepare_linear(L.v_proj),
-                               cpu::prepare_linear(L.o_proj), cpu::prepare_linear(L.gate_proj), cpu::prepare_linear(L.up_proj),
-                               cpu::prepare_linear(L.down_proj)});
+            for (const Linear* l : {&L.q_proj, &L.k_proj, &L.v_proj, &L.o_proj, &L.gate_proj, &L.up_proj, &L.down_proj}) order.push_back(l);
         }
-        lm_head_ = cpu::prepare_linear(model.weights.lm_head);
+        order.push_back(&model.weights.lm_head);
+        std::vector<cpu::PreparedLinear> prepared = cpu::prepare_linears(order);
+        for (size_t l = 0; l < model.weights.layers.size(); ++l) {
+            auto* p = prepared.data() + 7 * l;
+            layers_.push_back({std::move(p[0]), std::move(p[1]), std::move(p[2]), std::move(p[3]), std::move(p[4]), std::move(p[5]), std::move(p[6])});
+        }
+        lm_head_ = std::move(prepared.back());
         final_norm_ = to_f32(model.weights.final_norm);
         if (options.progress) options.progress(1.0f);
     }

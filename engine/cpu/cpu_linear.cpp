@@ -4,6 +4,7 @@
 
 #include "engine/core/thread_pool.h"
 #include "engine/cpu/kernels.h"
+#include "engine/cpu/weight_arena.h"
 
 namespace folio::cpu {
 
@@ -15,6 +16,29 @@ PreparedLinear prepare_linear(const Linear& l) {
     if (l.kind == Linear::Kind::Dense) p.dense = l.dense;
     else p.awq = pack_awq(l.awq);
     return p;
+}
+
+std::vector<PreparedLinear> prepare_linears(const std::vector<const Linear*>& in_step_order) {
+    size_t bytes = 0;
+    for (const Linear* l : in_step_order)
+        if (l->kind == Linear::Kind::Awq) bytes += WeightArena::slice_bytes(awq_packed_bytes(l->awq));
+    std::vector<PreparedLinear> out;
+    out.reserve(in_step_order.size());
+    if (bytes == 0) {
+        for (const Linear* l : in_step_order) out.push_back(prepare_linear(*l));
+        return out;
+    }
+    WeightArena arena(bytes);
+    for (const Linear* l : in_step_order) {
+        PreparedLinear p;
+        p.kind = l->kind;
+        p.in = l->in;
+        p.out = l->out;
+        if (l->kind == Linear::Kind::Dense) p.dense = l->dense;
+        else p.awq = pack_awq(l->awq, arena);
+        out.push_back(std::move(p));
+    }
+    return out;
 }
 
 namespace {

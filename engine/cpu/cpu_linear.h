@@ -23,6 +23,9 @@ struct PreparedLinear {
 };
 
 PreparedLinear prepare_linear(const Linear& l);
+// All of a model's linears at once, given in the order a step runs them: AWQ matrices are packed
+// into one WeightArena in that order, so that a step streams one range of huge pages.
+std::vector<PreparedLinear> prepare_linears(const std::vector<const Linear*>& in_step_order);
 
 struct LinearOut {
     const PreparedLinear* w;

@@ -61,7 +61,9 @@ TEST(KernelSelection, TheBackendRunsOnTheRequestedSet) {
     const char* env = std::getenv("FOLIO_CPU_ISA");
     const KernelTable& want = choose_kernels(env);
     EXPECT_EQ(&kernels(), &want);
-    if (env && *env && std::strcmp(env, "auto") != 0) EXPECT_STREQ(kernels().isa, env);
+    if (env && *env && std::strcmp(env, "auto") != 0) {
+        EXPECT_STREQ(kernels().isa, env);
+    }
     auto model = test::load_weights_only(test::fixture_path("models/stories260K"));
     auto backend = make_cpu_backend(*model, {});
     EXPECT_NE(backend->device_name().find(std::string(", ") + want.isa + ")"), std::string::npos) << backend->device_name();

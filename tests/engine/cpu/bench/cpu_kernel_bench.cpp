@@ -1,0 +1,131 @@
+// A developer benchmark of the CPU backend's matmuls alone (not a test, not in ctest): every linear
+// of a model for m rows, grouped as a decode step groups them, timed against the read bandwidth of
+// folio-bench (the same sum-reduction, the same run), so that a kernel's efficiency can be told
+// apart from the rest of a step.
+//   cpu_kernel_bench [MODEL=dummy:llama-0.8b-awq] [--m 1] [--reps 5] [--threads N] [--int8]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include "app/bench/memory_bandwidth.h"
+#include "engine/core/thread_pool.h"
+#include "engine/cpu/cpu_linear.h"
+#include "engine/cpu/kernels.h"
+#include "engine/model/dummy_model.h"
+#include "engine/model/model.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+uint64_t linear_bytes(const folio::Linear& l) {
+    if (l.kind == folio::Linear::Kind::Dense) return uint64_t(l.in) * uint64_t(l.out) * folio::dtype_size(l.dense.dtype);
+    // qweight + qzeros + scales, as the model counts them
+    return uint64_t(l.in) * uint64_t(l.out) / 2 + uint64_t(l.in / l.awq.group_size) * uint64_t(l.out) * 5 / 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    std::string spec = "dummy:llama-0.8b-awq";
+    int m = 1, reps = 5, threads = 0, parts = 3;
+    for (int i = 1; i < argc; ++i) {
+        const std::string a = argv[i];
+        if (a == "--m" && i + 1 < argc) m = std::atoi(argv[++i]);
+        else if (a == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
+        else if (a == "--threads" && i + 1 < argc) threads = std::atoi(argv[++i]);
+        else if (a == "--int8") parts = 1;
+        else spec = a;
+    }
+    auto model = folio::load_model(spec);
+    folio::ThreadPool pool(threads);
+    const auto& c = model->config;
+    struct Group {
+        const char* name;
+        std::vector<folio::cpu::PreparedLinear> w;
+        std::vector<std::vector<float>> y;
+        uint64_t bytes = 0;
+    };
+    std::vector<Group> groups = {{"qkv", {}, {}}, {"o", {}, {}}, {"gate_up", {}, {}}, {"down", {}, {}}, {"lm_head", {}, {}}};
+    // One group per kind, over all layers: [layer * per_layer + j]; packed as the backend packs them.
+    std::vector<const folio::Linear*> order;
+    for (const auto& L : model->weights.layers)
+        for (const auto* l : {&L.q_proj, &L.k_proj, &L.v_proj, &L.o_proj, &L.gate_proj, &L.up_proj, &L.down_proj}) order.push_back(l);
+    order.push_back(&model->weights.lm_head);
+    auto prepared = folio::cpu::prepare_linears(order);
+    const int kind_of[7] = {0, 0, 0, 1, 2, 2, 3};
+    for (size_t i = 0; i + 1 < order.size(); ++i) {
+        Group& g = groups[size_t(kind_of[i % 7])];
+        g.w.push_back(std::move(prepared[i]));
+        g.bytes += linear_bytes(*order[i]);
+    }
+    groups[4].w.push_back(std::move(prepared.back()));
+    groups[4].bytes = linear_bytes(model->weights.lm_head);
+    for (auto& g : groups)
+        for (const auto& w : g.w) g.y.emplace_back(size_t(m) * size_t(w.out));
+    std::vector<float> x(size_t(m) * size_t(std::max(c.hidden_size, c.intermediate_size)));
+    for (size_t i = 0; i < x.size(); ++i) x[i] = float((i * 7919) % 201) / 100.0f - 1.0f;
+    folio::cpu::QuantizedActs acts;
+    const size_t per_layer[] = {3, 1, 2, 1, 1};
+    auto run_group = [&](Group& g, size_t gi) {
+        const size_t n = per_layer[gi];
+        for (size_t i = 0; i < g.w.size(); i += n) {
+            if (n == 3)
+                folio::cpu::run_linears({{&g.w[i], g.y[i].data()}, {&g.w[i + 1], g.y[i + 1].data()}, {&g.w[i + 2], g.y[i + 2].data()}}, x.data(), m,
+                                        parts, acts, pool);
+            else if (n == 2)
+                folio::cpu::run_linears({{&g.w[i], g.y[i].data()}, {&g.w[i + 1], g.y[i + 1].data()}}, x.data(), m, parts, acts, pool);
+            else
+                folio::cpu::run_linears({{&g.w[i], g.y[i].data()}}, x.data(), m, parts, acts, pool);
+        }
+    };
+    // Each timing is paired with a bandwidth measurement right before it; the figures are medians
+    // of those ratios, which hold while the machine's speed drifts (other jobs, frequency).
+    folio::bench::MemoryBandwidth bw(size_t(1) << 30, pool);
+    for (auto& g : groups) run_group(g, size_t(&g - groups.data()));  // warm-up: first touches
+    std::vector<double> read;
+    std::vector<std::vector<double>> frac(groups.size() + 1), secs(groups.size() + 1);
+    const auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v.empty() ? 0.0 : v[v.size() / 2];
+    };
+    for (int r = 0; r < reps; ++r) {
+        double total = 0;
+        uint64_t all = 0;
+        for (size_t gi = 0; gi < groups.size(); ++gi) {
+            const double rb = bw.read_gbps();
+            read.push_back(rb);
+            const auto t0 = Clock::now();
+            run_group(groups[gi], gi);
+            const double s = std::chrono::duration<double>(Clock::now() - t0).count();
+            secs[gi].push_back(s);
+            frac[gi].push_back(groups[gi].bytes / s / 1e9 / rb);
+            total += s;
+            all += groups[gi].bytes;
+        }
+        secs.back().push_back(total);
+        frac.back().push_back(all / total / 1e9 / median(std::vector<double>(read.end() - long(groups.size()), read.end())));
+    }
+    std::printf("%s on %d threads (%s), m = %d, %d parts; read bandwidth %.2f GB/s (median of %zu, min %.2f, max %.2f)\n", spec.c_str(),
+                pool.size(), folio::cpu::kernels().isa, m, parts, median(read), read.size(), *std::min_element(read.begin(), read.end()),
+                *std::max_element(read.begin(), read.end()));
+    std::printf("  %-8s %8s %10s %9s %s\n", "group", "MB", "ms (med)", "GB/s", "of read bw (median of paired ratios)");
+    uint64_t all = 0;
+    for (size_t gi = 0; gi <= groups.size(); ++gi) {
+        const uint64_t bytes = gi < groups.size() ? groups[gi].bytes : all;
+        all += gi < groups.size() ? groups[gi].bytes : 0;
+        const double s = median(secs[gi]);
+        std::printf("  %-8s %8.1f %10.3f %9.2f %6.1f%%\n", gi < groups.size() ? groups[gi].name : "all", bytes / 1e6, s * 1e3, bytes / s / 1e9,
+                    100.0 * median(frac[gi]));
+    }
+    if (FILE* f = std::fopen("/proc/self/smaps_rollup", "r")) {
+        char line[256];
+        while (std::fgets(line, sizeof line, f))
+            if (std::string(line).rfind("AnonHugePages", 0) == 0) std::printf("  %s", line);
+        std::fclose(f);
+    }
+    return 0;
+}

@@ -229,6 +229,7 @@ void CpuBackend::forward(const ForwardBatch& batch, std::vector<float>& logits) 
     });
 
     const float scale = 1.0f / std::sqrt(float(hd));
+    const int window = c.sliding_window.value_or(0);  // Mistral v0.1; keys out of the window are never read
     plan_attention(batch);
     for (int l = 0; l < c.num_layers; ++l) {
         pool_.parallel_for(T, 1, [&](int64_t b, int64_t e) {
@@ -254,19 +255,21 @@ void CpuBackend::forward(const ForwardBatch& batch, std::vector<float>& logits) 
             const SeqSlice& seq = batch.seqs[size_t(task.seq)];
             const float* q[cpu::kMaxAttnRows];
             float* o[cpu::kMaxAttnRows];
-            int keys[cpu::kMaxAttnRows];
+            int first[cpu::kMaxAttnRows], keys[cpu::kMaxAttnRows];
             int max_keys = 0;
             for (int r = 0; r < task.rows; ++r) {
                 const int t = task.token[r], h = task.head[r];
                 const size_t row = (size_t(t) * c.num_heads + size_t(h)) * hd;
                 q[r] = s_.q.data() + row;
                 o[r] = s_.attn.data() + row;
-                keys[r] = t - seq.token_offset + seq.context_before + 1;
+                const int pos = t - seq.token_offset + seq.context_before;
+                first[r] = cpu::first_attended_key(pos, window);
+                keys[r] = pos + 1;
                 max_keys = std::max(max_keys, keys[r]);
             }
             thread_local std::vector<float> scores;
             if (scores.size() < size_t(task.rows) * size_t(max_keys)) scores.resize(size_t(task.rows) * size_t(max_keys));
-            kt.attention_rows(q, o, keys, task.rows, task.kv_head, layout_, kp, vp, batch.block_tables.data() + seq.block_table_offset,
+            kt.attention_rows(q, o, first, keys, task.rows, task.kv_head, layout_, kp, vp, batch.block_tables.data() + seq.block_table_offset,
                               scale, scores.data());
         });
         cpu::run_linears({{&P.o, s_.proj.data()}}, s_.attn.data(), T, act_parts_, acts_, pool_);  // [T, H]

@@ -40,14 +40,16 @@ struct KernelTable {
     // scale and sum [cols / block].
     void (*quantize_row)(const float* x, int cols, int block, int parts, int8_t* q, int block_stride, int part_stride,
                          float* scale, float* sum);
-    // ops.h attention_head, bit for bit, faster; `scores` holds num_keys floats of scratch.
-    void (*attention_row)(const float* q, float* out, int num_keys, int kv_head, const KvLayout& layout, const float* k_pool,
-                          const float* v_pool, const int32_t* block_table, float scale, float* scores);
+    // ops.h attention_head, bit for bit, faster: the query attends to positions [first_key, num_keys)
+    // (first_key > 0 under a sliding window; keys before it are never read); `scores` holds
+    // num_keys floats of scratch.
+    void (*attention_row)(const float* q, float* out, int first_key, int num_keys, int kv_head, const KvLayout& layout,
+                          const float* k_pool, const float* v_pool, const int32_t* block_table, float scale, float* scores);
     // attention_row for `rows` (<= kMaxAttnRows) query rows of one KV head, bit for bit, reading
     // each key and value once; scores: rows * max(num_keys) floats of scratch.
-    void (*attention_rows)(const float* const* q, float* const* out, const int* num_keys, int rows, int kv_head,
-                           const KvLayout& layout, const float* k_pool, const float* v_pool, const int32_t* block_table,
-                           float scale, float* scores);
+    void (*attention_rows)(const float* const* q, float* const* out, const int* first_key, const int* num_keys, int rows,
+                           int kv_head, const KvLayout& layout, const float* k_pool, const float* v_pool,
+                           const int32_t* block_table, float scale, float* scores);
 };
 
 // The table the backend uses, chosen once per process: the fastest this CPU supports, or the one

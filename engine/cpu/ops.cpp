@@ -134,22 +134,23 @@ void write_kv(const float* k, const float* v, int num_tokens, int context_before
 }
 
 void attention_head(const float* q, float* out, int num_keys, int kv_head, const KvLayout& layout, const float* k_pool,
-                    const float* v_pool, const int32_t* block_table, float scale, std::vector<float>& scores) {
+                    const float* v_pool, const int32_t* block_table, float scale, std::vector<float>& scores, int first_key) {
     // The backend's kernel, so that the reference and the backend agree bit for bit.
     scores.resize(size_t(num_keys));
-    kernels().attention_row(q, out, num_keys, kv_head, layout, k_pool, v_pool, block_table, scale, scores.data());
+    kernels().attention_row(q, out, first_key, num_keys, kv_head, layout, k_pool, v_pool, block_table, scale, scores.data());
 }
 
 void paged_attention(const float* q, float* out, int num_tokens, int context_before, int num_heads,
                      const KvLayout& layout, const float* k_pool, const float* v_pool,
-                     const int32_t* block_table, float scale) {
+                     const int32_t* block_table, float scale, int sliding_window) {
     const int group = num_heads / layout.num_kv_heads;
     std::vector<float> scores;
     for (int t = 0; t < num_tokens; ++t)
         for (int h = 0; h < num_heads; ++h) {
             const size_t row = (size_t(t) * num_heads + size_t(h)) * layout.head_dim;
-            attention_head(q + row, out + row, context_before + t + 1, h / group, layout, k_pool, v_pool, block_table, scale,
-                           scores);
+            const int pos = context_before + t;
+            attention_head(q + row, out + row, pos + 1, h / group, layout, k_pool, v_pool, block_table, scale, scores,
+                           first_attended_key(pos, sliding_window));
         }
 }
 

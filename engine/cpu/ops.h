@@ -42,21 +42,28 @@ void row_to_f32(const FloatTensor& t, int64_t row, int64_t cols, float* out);
 void linear(const Linear& w, const float* x, int m, float* y, ThreadPool& pool);
 
 // Scaled dot-product attention for one sequence's query rows over its paged KV cache, causal:
-// query row t (absolute position context_before + t) attends to positions 0..context_before + t.
+// query row t (absolute position p = context_before + t) attends to positions 0..p, or with a
+// sliding window W > 0 (Mistral v0.1's `sliding_window`, masked as transformers masks it) to
+// positions max(0, p - W + 1)..p only.
 //   q: [num_tokens, num_heads, head_dim]; out: same shape;
 //   k_pool/v_pool: one layer's pools in KvLayout order; block_table: physical blocks of the sequence.
 // GQA: query head h reads KV head h / (num_heads / num_kv_heads). Softmax in fp32 with the max
 // subtracted; scale = 1/sqrt(head_dim). Keys are visited in position order.
 void paged_attention(const float* q, float* out, int num_tokens, int context_before, int num_heads,
                      const KvLayout& layout, const float* k_pool, const float* v_pool,
-                     const int32_t* block_table, float scale);
+                     const int32_t* block_table, float scale, int sliding_window = 0);
 
-// One query row of one head over the first num_keys positions of a sequence (the body of
+// The first position a query at position `pos` attends to under `sliding_window` (0: none).
+inline int first_attended_key(int pos, int sliding_window) {
+    return sliding_window > 0 && pos >= sliding_window ? pos - sliding_window + 1 : 0;
+}
+
+// One query row of one head over positions [first_key, num_keys) of a sequence (the body of
 // paged_attention): scores in position order, max-subtracted softmax, weighted sum of values.
 // Dot products and the value sum use fused multiply-adds over head_dim in 16 lanes (the backend's
 // kernel, kernels.h attention_row, so both agree bit for bit). `scores` is scratch.
 void attention_head(const float* q, float* out, int num_keys, int kv_head, const KvLayout& layout, const float* k_pool,
-                    const float* v_pool, const int32_t* block_table, float scale, std::vector<float>& scores);
+                    const float* v_pool, const int32_t* block_table, float scale, std::vector<float>& scores, int first_key = 0);
 
 // Writes K and V rows ([num_tokens, num_kv_heads, head_dim]) of positions context_before.. into the
 // pools through the block table.

@@ -123,6 +123,7 @@ CudaBackend::CudaBackend(const Model& model, const BackendOptions& options) : mo
     rc_.max_tokens = std::max(std::max(1, options.max_num_batched_tokens), rc_.max_seqs);
     rc_.max_model_len = std::max(1, model.context_length());
     rc_.partition_size = env_int("FOLIO_CUDA_PARTITION_SIZE", 512);
+    rc_.sliding_window = attention_window(model.config);
     rc_.policy = LinearPolicy::from_environment();
     runner_ = std::make_unique<ModelRunner>(model.config, weights_, rc_, sm_count_);
     sampled_dev_ = DeviceBuffer<int32_t>(size_t(rc_.max_seqs), "sampled ids");

@@ -32,9 +32,14 @@ size_t ModelRunner::activation_bytes() const {
            act_.bytes() + final_.bytes() + logits_.bytes() + attn_workspace_.bytes() + linear_.workspace_bytes();
 }
 
+int attention_window(const ModelConfig& config) {
+    if (config.architecture != "MistralForCausalLM" || !config.sliding_window) return 0;
+    // A window that covers the whole context changes nothing: keep the plain (cheaper) path.
+    return *config.sliding_window >= config.max_position_embeddings ? 0 : *config.sliding_window;
+}
+
 int ModelRunner::decode_partitions(int table_width) const {
-    const int keys = std::max(1, table_width * layout_.block_size);
-    return (keys + rc_.partition_size - 1) / rc_.partition_size;
+    return decode_attention_partitions(std::max(1, table_width * layout_.block_size), rc_.partition_size, rc_.sliding_window);
 }
 
 void ModelRunner::set_kv(const KvLayout& layout, const std::vector<__half*>& k, const std::vector<__half*>& v, int max_context) {
@@ -81,6 +86,7 @@ void ModelRunner::forward(const StepInputs& in, const StepCounts& c, cudaStream_
             a.num_seqs = c.num_decode;
             a.num_heads = cfg.num_heads;
             a.scale = scale;
+            a.window = rc_.sliding_window;
             a.partition_size = rc_.partition_size;
             a.max_partitions = decode_partitions(c.table_width);
             a.workspace = attn_workspace_.get();
@@ -95,6 +101,7 @@ void ModelRunner::forward(const StepInputs& in, const StepCounts& c, cudaStream_
             a.out_stride = q_width;
             a.num_heads = cfg.num_heads;
             a.scale = scale;
+            a.window = rc_.sliding_window;
             a.seq_q_row = in.d_prefill_q_row();
             a.seq_num_q = in.d_prefill_num_q();
             a.seq_context_before = in.d_prefill_before();

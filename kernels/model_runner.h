@@ -22,8 +22,13 @@ struct RunnerConfig {
     int max_model_len = 2048;   // tokens of one sequence
     int block_size = 16;
     int partition_size = 512;   // decode attention keys per thread block
+    int sliding_window = 0;     // attention_window(config)
     LinearPolicy policy;
 };
+
+// The attention window the model was trained with: Mistral's `sliding_window` (transformers applies
+// it for MistralForCausalLM only; Llama ignores the field), or 0 when every earlier key is attended.
+int attention_window(const ModelConfig& config);
 
 class ModelRunner {
 public:

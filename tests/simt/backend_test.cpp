@@ -16,6 +16,7 @@
 #include "engine/model/model.h"
 #include "engine/sampling/sampler.h"
 #include "kernels/cuda_backend.h"
+#include "support/window_reference.h"
 #include "tests/engine/cpu/model_fixture.h"
 #include "tests/support/fixtures.h"
 
@@ -166,6 +167,68 @@ TEST(CudaBackend, TeacherForcedParityStories260K) {
 TEST(CudaBackend, TeacherForcedParityTinyAwq) {
     const Fixture f = load("tiny-awq");
     expect_parity(teacher_forced(f, 1 << 20, small_options()), "tiny-awq");
+}
+
+TEST(CudaBackend, SlidingWindowMatchesAWindowedReferenceModel) {
+    // stories260K turned into a Mistral with a 24-token window: its 69-token case runs as 13-token
+    // prefill chunks up to position 39, then decodes (16-key partitions: the window spans three).
+    // Every position's logits are compared with the fp32 reference model with the same window.
+    Fixture f = load("stories260K");
+    Model& m = *f.model;
+    std::vector<int> seq = f.expected["cases"][0]["prompt_ids"].get<std::vector<int>>();
+    for (int id : f.expected["cases"][0]["ids"].get<std::vector<int>>()) seq.push_back(id);
+    const int vocab = m.config.vocab_size, window = 24, n = int(seq.size());
+    ASSERT_GT(n, 2 * window);
+
+    // The reference itself: without a window it is the CPU backend; with it, far from it late on.
+    const std::vector<float> plain = test::windowed_reference_logits(m, seq, 0);
+    const std::vector<float> windowed = test::windowed_reference_logits(m, seq, window);
+    {
+        auto cpu = make_cpu_backend(m, BackendOptions{});
+        cpu->allocate_kv(layout_for(m));
+        std::vector<float> lc;
+        cpu->forward(make_batch({&seq}, {scattered_table(0, 1, 64, 64)}, {{0, 0, n}}), lc);
+        Agreement a;
+        std::vector<float> last(plain.end() - vocab, plain.end());
+        compare_rows(last, lc, vocab, a);
+        EXPECT_LT(a.worst_rel, 1e-4) << "the reference without a window must be the CPU backend";
+        double diff = 0, norm = 0;
+        for (size_t i = size_t(2 * window) * vocab; i < plain.size(); ++i) {
+            diff += double(plain[i] - windowed[i]) * (plain[i] - windowed[i]);
+            norm += double(plain[i]) * plain[i];
+        }
+        EXPECT_GT(std::sqrt(diff / norm), 0.05) << "a 24-token window must change late logits clearly";
+    }
+
+    m.config.architecture = "MistralForCausalLM";
+    m.config.model_type = "mistral";
+    m.config.sliding_window = window;
+    setenv("FOLIO_CUDA_PARTITION_SIZE", "16", 1);
+    auto gpu = make_cuda_backend(m, small_options());
+    unsetenv("FOLIO_CUDA_PARTITION_SIZE");
+    gpu->allocate_kv(layout_for(m));
+    const std::vector<std::vector<int32_t>> tables{scattered_table(0, 1, 64, 64)};
+    Agreement a;
+    SamplingParams greedy;
+    greedy.temperature = 0.0f;
+    SamplingRow row;
+    row.params = &greedy;
+    for (int pos = 0; pos < n;) {
+        const int len = pos < 40 ? std::min(13, 40 - pos) : 1;
+        std::vector<float> lg;
+        const ForwardBatch b = make_batch({&seq}, tables, {{0, pos, len}});
+        gpu->forward(b, lg);
+        compare_rows(lg, std::vector<float>(windowed.begin() + ptrdiff_t(pos + len - 1) * vocab,
+                                            windowed.begin() + ptrdiff_t(pos + len) * vocab),
+                     vocab, a);
+        if (len == 1 && pos + 1 < n) {  // the decode steps again through a CUDA graph: same greedy token
+            std::vector<int32_t> ids;
+            gpu->forward_and_sample(b, {row}, ids);
+            EXPECT_EQ(ids.at(0), int(std::max_element(lg.begin(), lg.end()) - lg.begin())) << "position " << pos;
+        }
+        pos += len;
+    }
+    expect_parity(a, "stories260K as a Mistral with a 24-token sliding window");
 }
 
 std::vector<int> greedy_generate(Backend& backend, const Model& m, const std::vector<int>& prompt, int steps) {

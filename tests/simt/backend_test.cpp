@@ -12,6 +12,7 @@
 
 #include "engine/backend/backend.h"
 #include "engine/core/error.h"
+#include "engine/core/half.h"
 #include "engine/cpu/cpu_backend.h"
 #include "engine/model/model.h"
 #include "engine/sampling/sampler.h"
@@ -167,6 +168,54 @@ TEST(CudaBackend, TeacherForcedParityStories260K) {
 TEST(CudaBackend, TeacherForcedParityTinyAwq) {
     const Fixture f = load("tiny-awq");
     expect_parity(teacher_forced(f, 1 << 20, small_options()), "tiny-awq");
+}
+
+// Turns a fixture's dense matrices and embeddings into bf16 copies (as most Hugging Face uploads
+// store them); `outlier`, when not 0, goes into one element of layer 2's down_proj.
+void convert_to_bf16(Model& m, float outlier) {
+    auto convert = [&](const void* data, DType dtype, int64_t n) {
+        auto copy = std::make_shared<std::vector<uint16_t>>(size_t(n));
+        for (int64_t i = 0; i < n; ++i) {
+            const float x = dtype == DType::F32 ? static_cast<const float*>(data)[i] : f16_to_f32(static_cast<const uint16_t*>(data)[i]);
+            (*copy)[size_t(i)] = f32_to_bf16(x);
+        }
+        m.weights.storage.push_back(copy);
+        return static_cast<const void*>(copy->data());
+    };
+    const bool tied = m.weights.lm_head.dense.data == m.weights.embed_tokens.data;
+    m.weights.embed_tokens.data = convert(m.weights.embed_tokens.data, m.weights.embed_tokens.dtype, m.weights.embed_tokens.numel());
+    m.weights.embed_tokens.dtype = DType::BF16;
+    if (tied) {
+        m.weights.lm_head.dense.data = m.weights.embed_tokens.data;
+        m.weights.lm_head.dense.dtype = DType::BF16;
+    }
+    for (LayerWeights& L : m.weights.layers)
+        for (Linear* l : {&L.q_proj, &L.k_proj, &L.v_proj, &L.o_proj, &L.gate_proj, &L.up_proj, &L.down_proj}) {
+            ASSERT_EQ(l->kind, Linear::Kind::Dense);
+            l->dense.data = convert(l->dense.data, l->dense.dtype, int64_t(l->in) * l->out);
+            l->dense.dtype = DType::BF16;
+        }
+    if (outlier != 0.0f) {
+        auto* w = const_cast<uint16_t*>(static_cast<const uint16_t*>(m.weights.layers.at(2).down_proj.dense.data));
+        w[3] = f32_to_bf16(outlier);
+    }
+}
+
+TEST(CudaBackend, Bf16CheckpointsRunInFp16AndValuesBeyondFp16AreRefused) {
+    Fixture f = load("stories260K");
+    convert_to_bf16(*f.model, 0.0f);
+    expect_parity(teacher_forced(f, 1 << 20, small_options()), "stories260K stored as bf16");
+
+    Fixture g = load("stories260K");
+    convert_to_bf16(*g.model, -131072.0f);  // a plain bf16 value, -inf in fp16
+    try {
+        make_cuda_backend(*g.model, small_options());
+        FAIL() << "a weight beyond fp16's range was accepted";
+    } catch (const Error& e) {
+        const std::string msg = e.what();
+        for (const char* part : {"model.layers.2.mlp.down_proj.weight", "BF16", "1 value(s)", "1.311e+05", "65504", "--backend cpu"})
+            EXPECT_NE(msg.find(part), std::string::npos) << part << " missing in: " << msg;
+    }
 }
 
 TEST(CudaBackend, SlidingWindowMatchesAWindowedReferenceModel) {

@@ -173,6 +173,26 @@ void check_model_supported(const Model& model) {
     check_linear(model.weights.lm_head, "lm_head");
 }
 
+size_t largest_fused_awq_elems(const Model& model) {
+    size_t largest = 0;
+    auto fused = [&](const std::vector<const Linear*>& parts) {
+        size_t out = 0;
+        for (const Linear* p : parts) {
+            if (p->kind != Linear::Kind::Awq) return;
+            out += size_t(p->out);
+        }
+        largest = std::max(largest, size_t(parts[0]->in) * out);
+    };
+    for (const LayerWeights& L : model.weights.layers) {
+        fused({&L.q_proj, &L.k_proj, &L.v_proj});
+        fused({&L.o_proj});
+        fused({&L.gate_proj, &L.up_proj});
+        fused({&L.down_proj});
+    }
+    fused({&model.weights.lm_head});
+    return largest;
+}
+
 DeviceModel upload_model(const Model& model, cudaStream_t stream, const std::function<void(float)>& progress) {
     check_model_supported(model);
     const ModelConfig& c = model.config;
@@ -215,14 +235,9 @@ DeviceModel upload_model(const Model& model, cudaStream_t stream, const std::fun
     up.bytes(d.inv_freq.get(), inv.data(), inv.size() * sizeof(float));
 
     d.bytes = d.embed.bytes() + d.final_norm.bytes() + d.lm_head.bytes() + d.inv_freq.bytes();
-    auto note_awq = [&](const DeviceLinear& l) {
-        if (l.kind == DeviceLinear::Kind::Awq) d.largest_awq_elems = std::max(d.largest_awq_elems, size_t(l.in) * l.out);
-    };
-    for (const auto& l : d.layers) {
+    for (const auto& l : d.layers)
         d.bytes += l.input_norm.bytes() + l.post_norm.bytes() + l.qkv.bytes() + l.o_proj.bytes() + l.gate_up.bytes() + l.down.bytes();
-        for (const DeviceLinear* x : {&l.qkv, &l.o_proj, &l.gate_up, &l.down}) note_awq(*x);
-    }
-    note_awq(d.lm_head);
+    d.largest_awq_elems = largest_fused_awq_elems(model);
     check(cudaStreamSynchronize(stream), "weight upload");
     return d;
 }

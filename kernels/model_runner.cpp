@@ -27,6 +27,35 @@ ModelRunner::ModelRunner(const ModelConfig& config, const DeviceModel& model, co
     logits_ = DeviceBuffer<float>(S * size_t(config.vocab_size), "logits");
 }
 
+namespace {
+
+// Decode-attention partitions for a context of `keys` (graphs size the grid for the widest table).
+int partitions_for(int keys, const RunnerConfig& rc) {
+    return decode_attention_partitions(std::max(1, keys), rc.partition_size, rc.sliding_window);
+}
+
+}  // namespace
+
+size_t ModelRunner::buffer_bytes(const ModelConfig& c, const RunnerConfig& rc, int max_context) {
+    const size_t T = size_t(rc.max_tokens), S = size_t(rc.max_seqs);
+    const size_t H = size_t(c.hidden_size), I = size_t(c.intermediate_size);
+    const size_t qkv = size_t(c.num_heads + 2 * c.num_kv_heads) * size_t(c.head_dim);
+    const size_t q = size_t(c.num_heads) * size_t(c.head_dim);
+    const int width = (max_context + rc.block_size - 1) / rc.block_size;
+    const size_t workspace =
+        std::max<size_t>(decode_attention_workspace_floats(rc.max_seqs, c.num_heads, c.head_dim, partitions_for(width * rc.block_size, rc)), 1);
+    return T * H * 4                 // residual (fp32)
+           + T * H * 2               // normed
+           + T * qkv * 2             // qkv
+           + T * q * 2               // attn
+           + T * H * 2               // proj
+           + T * 2 * I * 2           // gate_up
+           + T * I * 2               // act
+           + S * H * 2               // final
+           + S * size_t(c.vocab_size) * 4  // logits (fp32)
+           + workspace * 4;
+}
+
 size_t ModelRunner::activation_bytes() const {
     return residual_.bytes() + normed_.bytes() + qkv_.bytes() + attn_.bytes() + proj_.bytes() + gate_up_.bytes() +
            act_.bytes() + final_.bytes() + logits_.bytes() + attn_workspace_.bytes() + linear_.workspace_bytes();
@@ -38,9 +67,7 @@ int attention_window(const ModelConfig& config) {
     return *config.sliding_window >= config.max_position_embeddings ? 0 : *config.sliding_window;
 }
 
-int ModelRunner::decode_partitions(int table_width) const {
-    return decode_attention_partitions(std::max(1, table_width * layout_.block_size), rc_.partition_size, rc_.sliding_window);
-}
+int ModelRunner::decode_partitions(int table_width) const { return partitions_for(table_width * layout_.block_size, rc_); }
 
 void ModelRunner::set_kv(const KvLayout& layout, const std::vector<__half*>& k, const std::vector<__half*>& v, int max_context) {
     layout_ = layout;

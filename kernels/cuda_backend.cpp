@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <unordered_set>
 
 #include "engine/model/model.h"
 #include "kernels/attention.h"
@@ -196,15 +197,9 @@ void CudaBackend::set_pools(const KvLayout& layout, int max_context) {
     pool_ptrs_ = DeviceBuffer<__half*>(all.size(), "KV pool table");
     check(cudaMemcpy(pool_ptrs_.get(), all.data(), all.size() * sizeof(__half*), cudaMemcpyHostToDevice), "cudaMemcpy");
     runner_->set_kv(layout, kp, vp, max_context);
-    StepCapacity cap;
-    cap.max_tokens = rc_.max_tokens;
-    cap.max_seqs = rc_.max_seqs;
-    cap.max_blocks_per_seq = (max_context + layout.block_size - 1) / layout.block_size;
-    cap.max_tiles = rc_.max_tokens / tile_rows() + rc_.max_seqs;
-    cap.max_penalty_ids = int(std::min<int64_t>(int64_t(rc_.max_seqs) * std::min(model_.config.vocab_size, rc_.max_model_len),
-                                                 int64_t(1) << 22));
     inputs_.reset();
-    inputs_ = std::make_unique<StepInputs>(cap);
+    inputs_ = std::make_unique<StepInputs>(
+        step_capacity(rc_.max_tokens, rc_.max_seqs, max_context, layout.block_size, tile_rows(), model_.config.vocab_size));
     check(cudaStreamSynchronize(s()), "KV allocation");
 }
 
@@ -263,6 +258,9 @@ void CudaBackend::forward_and_sample(const ForwardBatch& batch, const std::vecto
     if (!inputs_) throw Error("CUDA backend: forward() before allocate_kv()");
     const int S = int(batch.seqs.size());
     const int R = batch.num_logit_rows();
+    // Very many penalised ids (hundreds of long conversations with penalties): the step's id list
+    // would overflow its buffer, so this step samples on the host (the same tokens, only slower).
+    if (penalty_ids_bound(rows) > inputs_->capacity().max_penalty_ids) return Backend::forward_and_sample(batch, rows, sampled);
     bool graph = options_.cuda_graphs && S > 0 && R == S && S <= rc_.max_seqs;
     int width = 0;
     for (const auto& sq : batch.seqs) {
@@ -301,6 +299,16 @@ void CudaBackend::copy_blocks(const std::vector<std::pair<int32_t, int32_t>>& sr
         if (a < 0 || b < 0 || a >= layout_.num_blocks || b >= layout_.num_blocks)
             throw Error("CUDA backend: copy_blocks with a block outside the pool (" + std::to_string(a) + " -> " +
                         std::to_string(b) + ")");
+    // All pairs are copied at once: a block written by one pair must be no other pair's source or
+    // destination (copy-on-write always copies into fresh blocks).
+    std::unordered_set<int32_t> written;
+    for (const auto& [a, b] : src_dst) {
+        if (a == b) throw Error("CUDA backend: copy_blocks copies block " + std::to_string(a) + " onto itself");
+        if (!written.insert(b).second) throw Error("CUDA backend: copy_blocks writes block " + std::to_string(b) + " twice in one call");
+    }
+    for (const auto& [a, b] : src_dst)
+        if (written.count(a))
+            throw Error("CUDA backend: copy_blocks reads block " + std::to_string(a) + " that the same call overwrites");
     check(cudaEventSynchronize(pairs_done_->get()), "copy_blocks");  // the previous copy has read the pinned pairs
     if (pairs_host_.size() < 2 * src_dst.size()) {
         pairs_host_ = PinnedBuffer<int32_t>(2 * src_dst.size());

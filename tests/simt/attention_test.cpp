@@ -165,6 +165,57 @@ TEST(SimtDecodeAttention, MatchesCpuReferenceAcrossGqaPartitionsAndBlockTables) 
     }
 }
 
+TEST(SimtDecodeAttention, LongContextsSplitIntoManyPartitions) {
+    // Llama-2's 4096 and Mistral's 32768-token contexts at the default 512-key partitions (8 and 64
+    // thread blocks per head group, merged by the second kernel), GQA 4, head_dim 128; and the same
+    // 32768 keys under Mistral v0.1's 4096-token window (8 partitions).
+    PagedFixture f(1, 128, 16, {4096, 32768}, 40);
+    const int heads = 4, S = 2, q_width = heads * 128;
+    const auto q = test::round_to_half(test::random_floats(size_t(S) * q_width, -1.5f, 1.5f, 41));
+    const float scale = 1.0f / std::sqrt(128.0f);
+    // Keys aligned with head 0's query in the first, a middle and the last partition dominate its
+    // softmax: a partition lost or merged wrongly moves the output by far more than rounding.
+    for (int s = 0; s < S; ++s) {
+        const int len = s ? 32768 : 4096;
+        for (const int p : {5, len / 2 + 3, len - 2}) {
+            const int64_t off = f.layout.offset(f.tables[size_t(s)][size_t(p / 16)], 0, p % 16);
+            for (int d = 0; d < 128; ++d) f.k[size_t(off + d)] = q[size_t(s) * q_width + size_t(d)] > 0 ? 1.0f : -1.0f;
+        }
+    }
+    f.dk.upload(test::to_half(f.k));
+    for (const int window : {0, 4096}) {
+        SCOPED_TRACE("window " + std::to_string(window));
+        std::vector<float> expect(q.size());
+        for (int s = 0; s < S; ++s)
+            test::windowed_paged_attention(&q[size_t(s) * q_width], &expect[size_t(s) * q_width], 1, (s ? 32768 : 4096) - 1, heads,
+                                           f.layout, f.k.data(), f.v.data(), f.tables[size_t(s)].data(), scale, window);
+        const int parts = decode_attention_partitions(32768, 512, window);
+        EXPECT_EQ(parts, window ? 8 : 64);
+        DeviceArray<__half> dq(test::to_half(q)), dout(q.size());
+        DeviceArray<int32_t> drows(std::vector<int32_t>{0, 1}), dlens(std::vector<int32_t>{4096, 32768});
+        DeviceArray<float> work(decode_attention_workspace_floats(S, heads, 128, parts));
+        dout.poison();
+        work.poison();
+        DecodeAttention a;
+        a.q = dq.get();
+        a.q_stride = q_width;
+        a.out = dout.get();
+        a.out_stride = q_width;
+        a.q_rows = drows.get();
+        a.seq_lens = dlens.get();
+        a.num_seqs = S;
+        a.num_heads = heads;
+        a.scale = scale;
+        a.window = window;
+        a.partition_size = 512;
+        a.max_partitions = parts;
+        a.workspace = work.get();
+        decode_attention(a, f.view(), nullptr);
+        // Averages over thousands of keys are small: compare with an absolute bound near fp16's step there.
+        EXPECT_TRUE(test::all_close(test::from_half(dout.download()), expect, 5e-4f, 5e-3f));
+    }
+}
+
 TEST(SimtDecodeAttention, TooFewPartitionsIsLoudNotSilent) {
     PagedFixture f(2, 16, 16, {100}, 3);
     const auto q = test::round_to_half(test::random_floats(64, -1, 1, 4));

@@ -73,6 +73,7 @@ EngineCore::EngineCore(std::shared_ptr<const Model> model, std::unique_ptr<Backe
     : model_(std::move(model)),
       backend_(std::move(backend)),
       sched_(scheduler_config(*model_, *backend_, options)),
+      prompts_(*model_),
       seed_rng_(std::random_device{}()) {
     if (!model_->tokenizer) throw Error("the model " + model_->name + " has no tokenizer: the engine needs one to stream text");
     KvLayout layout = kv_layout_of(*model_, options.block_size);
@@ -101,8 +102,9 @@ void EngineCore::add(RequestId id, Request request) {
     try {
         validate(request.sampling);
         validate(request.stop);
-        prompt = build_prompt_ids(*model_, request);
-        a->stop = std::make_unique<StopChecker>(*model_->tokenizer, request.stop, stop_ids_);
+        prompt = prompts_.build(request);
+        // A continued reply's first token follows text already shown: no leading-space rule for it.
+        a->stop = std::make_unique<StopChecker>(*model_->tokenizer, request.stop, stop_ids_, request.continue_final_message);
     } catch (const std::exception& e) {
         reject(id, e.what(), std::move(prompt));
         return;

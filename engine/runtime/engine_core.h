@@ -14,6 +14,7 @@
 #include "engine/backend/backend.h"
 #include "engine/runtime/engine_options.h"
 #include "engine/runtime/engine_stats.h"
+#include "engine/runtime/prompt_builder.h"
 #include "engine/runtime/request.h"
 #include "engine/runtime/throughput_window.h"
 #include "engine/sched/scheduler.h"
@@ -93,6 +94,7 @@ private:
     std::shared_ptr<const Model> model_;
     std::unique_ptr<Backend> backend_;
     Scheduler sched_;
+    PromptBuilder prompts_;  // one per engine, so template warnings are logged once per model load
     std::vector<int32_t> stop_ids_;
     std::unordered_map<RequestId, std::unique_ptr<Active>> active_;
     std::vector<Event> pending_;

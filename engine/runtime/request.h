@@ -22,6 +22,11 @@ struct Request {
     std::vector<int32_t> prompt_ids;
     std::vector<ChatMessage> messages;
     std::string prompt_text;
+    // Chat messages only: the last message is an assistant reply to go on with (one that was stopped
+    // or hit max_tokens), as transformers' continue_final_message does. The template is rendered
+    // without a generation prompt and cut right after that message's content, so no end-of-turn
+    // follows it, and the generated text is its continuation (no leading-space rule on the first token).
+    bool continue_final_message = false;
 
     SamplingParams sampling;
     StopConditions stop;

@@ -39,6 +39,8 @@ private slots:
     void twoConversationsStreamAtOnce();
     void tokenOrderMatchesTheEngine();
     void stopIsImmediate();
+    void continueGoesOnWithTheSameTurn();
+    void failedReplyKeepsItsReason();
     void modelsStayOnTheGuiThread();
     void mutationFromAnotherThreadIsFatal();
 
@@ -186,6 +188,64 @@ void BridgeTest::stopIsImmediate() {
     store_->updateSettings(c, "", greedy(8), "Deterministic");
     QVERIFY(actions_->send(c, "Again") > 0);
     QTRY_VERIFY_WITH_TIMEOUT(!hub_->isGenerating(c), 30000);
+}
+
+void BridgeTest::continueGoesOnWithTheSameTurn() {
+    const qint64 c = newConversation(12);
+    const qint64 r = actions_->send(c, "Tom had a red ball");
+    QTRY_VERIFY_WITH_TIMEOUT(!hub_->isGenerating(c), 30000);
+    const MessageRecord cut = store_->message(r);
+    QCOMPARE(cut.stats.finishReason, QString("length"));
+    QVERIFY(GenerationHub::canContinue(cut));
+    QCOMPARE(actions_->continueReply(r), r);
+    QTRY_VERIFY_WITH_TIMEOUT(!hub_->isGenerating(c), 30000);
+    const MessageRecord continued = store_->message(r);
+    QCOMPARE(continued.status, MessageStatus::Complete);
+    QVERIFY2(continued.content.startsWith(cut.content) && continued.content.size() > cut.content.size(),
+             qPrintable(continued.content));
+    QCOMPARE(store_->allMessages(c).size(), 2);  // the same reply, not a new turn
+    QCOMPARE(continued.stats.generatedTokens, cut.stats.generatedTokens + 12);
+
+    // What the engine writes for that conversation with continue_final_message, driven directly.
+    std::shared_ptr<const folio::Model> model = folio::load_model(modelPath_.toStdString());
+    folio::EngineOptions options;
+    options.backend.kind = folio::BackendKind::Cpu;
+    folio::Engine engine(model, options);
+    folio::Request req;
+    req.messages = {{"user", "Tom had a red ball"}, {"assistant", cut.content.toStdString()}};
+    req.continue_final_message = true;
+    req.sampling.temperature = 0;
+    req.sampling.repetition_penalty = float(greedy(12).repetitionPenalty);
+    req.sampling.top_k = greedy(12).topK;
+    req.sampling.top_p = float(greedy(12).topP);
+    req.sampling.min_p = float(greedy(12).minP);
+    req.stop.max_tokens = 12;
+    engine.submit(req);
+    std::string direct;
+    bool done = false;
+    QElapsedTimer t;
+    t.start();
+    while (!done && t.elapsed() < 30000) {
+        for (const folio::Event& e : engine.wait_events(std::chrono::milliseconds(200))) {
+            direct += e.text;
+            if (e.kind != folio::Event::Kind::Token) done = true;
+        }
+    }
+    QVERIFY(done);
+    QCOMPARE(continued.content, cut.content + QString::fromStdString(direct));
+}
+
+void BridgeTest::failedReplyKeepsItsReason() {
+    const qint64 c = newConversation(8);
+    MessageListModel view(store_.get(), hub_.get());
+    view.setConversationId(c);
+    // Far longer than stories260K's 512-token context: the engine refuses it with a reason.
+    const qint64 r = actions_->send(c, QString("the dog ran to the park and ").repeated(120));
+    QTRY_VERIFY_WITH_TIMEOUT(!hub_->isGenerating(c), 30000);
+    const MessageRecord failed = store_->message(r);
+    QCOMPARE(failed.status, MessageStatus::Error);
+    QVERIFY2(failed.error.contains("context"), qPrintable(failed.error));
+    QCOMPARE(view.data(view.index(1), MessageListModel::ErrorRole).toString(), failed.error);
 }
 
 void BridgeTest::modelsStayOnTheGuiThread() {

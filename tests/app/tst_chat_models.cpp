@@ -15,6 +15,7 @@
 #include "app/gui/monitor/monitor_model.h"
 #include "app/gui/store/chat_store.h"
 #include "app/gui/store/reply_journal.h"
+#include "app/gui/store/transcript_io.h"
 #include "tests/app/scripted_replies.h"
 
 using namespace folio::app;
@@ -30,7 +31,10 @@ private slots:
     void stopIsImmediateAndDropsLateText();
     void conversationsStreamIndependently();
     void continueInterruptedReply();
+    void continueAfterMaxTokensOrStop();
+    void continueWithNoTextStartsAfresh();
     void failedReplyIsMarked();
+    void importedRepliesSayTheyAreImported();
     void quitMarksRunningRepliesInterrupted();
     void sideBySideSendsToEveryColumn();
     void filterAndSearchModels();
@@ -192,17 +196,70 @@ void ChatModelsTest::continueInterruptedReply() {
     store_->addMessage(u);
     MessageRecord a{0, c, u.id, "assistant", "1 2 3"};
     a.status = MessageStatus::Interrupted;
+    a.stats.generatedTokens = 5;
     store_->addMessage(a);
     messages_->setConversationId(c);
     QCOMPARE(role(1, MessageListModel::StatusRole), QString("interrupted"));
+    QVERIFY(messages_->data(messages_->index(1), MessageListModel::CanContinueRole).toBool());
     QCOMPARE(actions_->continueReply(a.id), a.id);
-    QCOMPARE(replies_->requests.last().messages,
-             (QList<QPair<QString, QString>>{{"user", "Count"}, {"assistant", "1 2 3"}}));
-    replies_->say(replies_->requests.last().ticket, " 4 5");
-    replies_->end(replies_->requests.last().ticket);
+    // The partial reply is the final message, for the engine to go on with (not a new turn after it).
+    const GenerationRequest& r = replies_->requests.last();
+    QCOMPARE(r.messages, (QList<QPair<QString, QString>>{{"user", "Count"}, {"assistant", "1 2 3"}}));
+    QVERIFY(r.continueFinal);
+    replies_->say(r.ticket, " 4 5");
+    replies_->end(r.ticket, 3);
     QCOMPARE(store_->message(a.id).content, QString("1 2 3 4 5"));
     QCOMPARE(store_->message(a.id).status, MessageStatus::Complete);
+    QCOMPARE(store_->message(a.id).stats.generatedTokens, 8);  // the whole reply's tokens
     QCOMPARE(store_->allMessages(c).size(), 2);  // continued in place, no new message
+    QVERIFY(!messages_->data(messages_->index(1), MessageListModel::CanContinueRole).toBool());
+}
+
+void ChatModelsTest::continueAfterMaxTokensOrStop() {
+    const qint64 c = actions_->newConversation();
+    messages_->setConversationId(c);
+    const qint64 reply = actions_->send(c, "Tell a long story");
+    quint64 ticket = replies_->requests.last().ticket;
+    replies_->say(ticket, "Once upon");
+    GenerationEnd cut;
+    cut.ticket = ticket;
+    cut.stats.generatedTokens = 2;
+    cut.stats.finishReason = "length";
+    emit replies_->finished(cut);
+    QVERIFY(messages_->data(messages_->index(1), MessageListModel::CanContinueRole).toBool());
+    QVERIFY(role(1, MessageListModel::DetailsRole).contains("max tokens reached"));
+    actions_->continueReply(reply);
+    QVERIFY(replies_->requests.last().continueFinal);
+    QCOMPARE(replies_->requests.last().messages.last(), qMakePair(QString("assistant"), QString("Once upon")));
+    ticket = replies_->requests.last().ticket;
+    replies_->say(ticket, " a time");
+    actions_->stop(c);  // stopped by the user: can be continued again
+    QCOMPARE(store_->message(reply).content, QString("Once upon a time"));
+    QVERIFY(messages_->data(messages_->index(1), MessageListModel::CanContinueRole).toBool());
+    // A reply that ended by itself has nothing to continue.
+    const qint64 done = actions_->send(c, "Thanks");
+    replies_->say(replies_->requests.last().ticket, "You are welcome.");
+    replies_->end(replies_->requests.last().ticket);
+    QVERIFY(!GenerationHub::canContinue(store_->message(done)));
+    MessageRecord full = store_->message(done);
+    full.stats.finishReason = "context";  // no room left in the context to go on
+    QVERIFY(!GenerationHub::canContinue(full));
+    full.stats.finishReason = "length";
+    QVERIFY(GenerationHub::canContinue(full));
+}
+
+void ChatModelsTest::continueWithNoTextStartsAfresh() {
+    const qint64 c = actions_->newConversation();
+    const qint64 reply = actions_->send(c, "Hi");
+    hub_->interruptAll();  // killed before the first token
+    QCOMPARE(store_->message(reply).status, MessageStatus::Interrupted);
+    QVERIFY(!GenerationHub::canContinue(store_->message(reply)));
+    actions_->continueReply(reply);
+    QVERIFY(!replies_->requests.last().continueFinal);
+    QCOMPARE(replies_->requests.last().messages, (QList<QPair<QString, QString>>{{"user", "Hi"}}));
+    replies_->say(replies_->requests.last().ticket, "Hello");
+    replies_->end(replies_->requests.last().ticket);
+    QCOMPARE(store_->message(reply).content, QString("Hello"));
 }
 
 void ChatModelsTest::failedReplyIsMarked() {
@@ -214,7 +271,42 @@ void ChatModelsTest::failedReplyIsMarked() {
     QCOMPARE(errors.count(), 1);
     QVERIFY(errors.first().first().toString().contains("context"));
     QCOMPARE(store_->message(reply).status, MessageStatus::Error);
+    // The reason stays with the reply (in the database and the list), not only in the banner.
+    QCOMPARE(store_->message(reply).error, QString("prompt is longer than the model's context (4096 tokens)"));
     QCOMPARE(role(1, MessageListModel::StatusRole), QString("error"));
+    QCOMPARE(role(1, MessageListModel::ErrorRole), QString("prompt is longer than the model's context (4096 tokens)"));
+    QVERIFY(!messages_->data(messages_->index(1), MessageListModel::CanContinueRole).toBool());  // no text
+    // Regenerating keeps the failed reply, with its reason, as a branch.
+    actions_->regenerate(reply);
+    replies_->say(replies_->requests.last().ticket, "Hello");
+    replies_->end(replies_->requests.last().ticket);
+    QCOMPARE(role(1, MessageListModel::ErrorRole), QString());
+    QCOMPARE(store_->message(reply).error, QString("prompt is longer than the model's context (4096 tokens)"));
+}
+
+void ChatModelsTest::importedRepliesSayTheyAreImported() {
+    const QByteArray json = R"({"format": "folio-conversation", "version": 1, "title": "Imported notes",
+        "messages": [
+          {"id": 1, "role": "user", "content": "Show me a list", "parent": null},
+          {"id": 2, "role": "assistant", "content": "- one\n- two", "parent": 1},
+          {"id": 3, "role": "assistant", "content": "- three", "parent": 1, "model": "SomeModel-7B",
+           "decode_tok_s": 99.5, "ttft_ms": 12, "generated_tokens": 40}
+        ], "active_leaf": 2})";
+    const qint64 c = folio::app::importJson(*store_, json);
+    messages_->setConversationId(c);
+    QCOMPARE(messages_->rowCount(), 2);
+    QVERIFY(messages_->data(messages_->index(1), MessageListModel::ImportedRole).toBool());
+    QCOMPARE(role(1, MessageListModel::AuthorRole), QString("Imported"));
+    QCOMPARE(role(1, MessageListModel::DetailsRole), QString("from an imported file, not generated here"));
+    // A model named in the file is shown as the file's claim, and its figures are not shown at all.
+    actions_->switchBranch(messages_->data(messages_->index(1), MessageListModel::MessageIdRole).toLongLong(), +1);
+    QCOMPARE(role(1, MessageListModel::AuthorRole), QString("Imported · SomeModel-7B"));
+    QVERIFY(!role(1, MessageListModel::DetailsRole).contains("tok/s"));
+    // A reply made here in the imported chat is not imported.
+    actions_->send(c, "More");
+    replies_->end(replies_->requests.last().ticket, 3);
+    QCOMPARE(role(3, MessageListModel::AuthorRole), QString("stories260K"));
+    QVERIFY(!messages_->data(messages_->index(3), MessageListModel::ImportedRole).toBool());
 }
 
 void ChatModelsTest::quitMarksRunningRepliesInterrupted() {
@@ -303,11 +395,61 @@ void ChatModelsTest::monitorModelFollowsSnapshots() {
     QCOMPARE(monitor.memoryUsedGiB(), 3.0);
     QCOMPARE(monitor.decodeSeries()->values(), QList<qreal>{42});
     QCOMPARE(monitor.sequences()->data(monitor.sequences()->index(0), SequenceStatsModel::TitleRole).toString(), QString("Seven"));
+    // No engine step since the last snapshot: the engine is idle, whatever rate its last step left.
+    s.batchSeqs = 3;
+    monitor.apply(s);
+    QCOMPARE(monitor.decodeTokS(), 0.0);
+    QCOMPARE(monitor.batchSize(), 0);
+    QCOMPARE(monitor.decodeSeries()->values(), (QList<qreal>{42, 0}));
+    s.steps += 10;
+    monitor.apply(s);
+    QCOMPARE(monitor.decodeTokS(), 42.0);
+    QCOMPARE(monitor.batchSize(), 3);
     for (int i = 0; i < MonitorModel::kSamples + 10; ++i) monitor.apply(s);
     QCOMPARE(monitor.decodeSeries()->values().size(), MonitorModel::kSamples);  // a 60 s window
     s.backend = "cuda";
     monitor.apply(s);
     QCOMPARE(monitor.memoryLabel(), QString("VRAM"));
+
+    // The pool's history counters pass through as the engine reports them.
+    s.peakBlocksUsed = 31;
+    s.cowCopies = 2;
+    s.evictions = 5;
+    s.prefixHitTokens = 48;
+    s.prefixLookupTokens = 96;
+    monitor.apply(s);
+    QCOMPARE(monitor.peakBlocksUsed(), 31);
+    QCOMPARE(monitor.cowCopies(), 2);
+    QCOMPARE(monitor.evictions(), 5);
+    QCOMPARE(monitor.prefixHitTokens(), 48);
+    QCOMPARE(monitor.prefixLookupTokens(), 96);
+
+    // A finished reply stays in the per-conversation table with its final prefill and decode speeds,
+    // after the running ones, until its conversation runs again.
+    SequenceStatsModel* seqs = monitor.sequences();
+    ReplyStats done;
+    done.promptTokens = 20;
+    done.generatedTokens = 64;
+    done.prefillTokS = 900;
+    done.decodeTokS = 120;
+    monitor.recordFinished(9, done);
+    QCOMPARE(seqs->rowCount(), 2);
+    QCOMPARE(seqs->data(seqs->index(0), SequenceStatsModel::TagRole).toString(), QString("c7"));
+    QCOMPARE(seqs->data(seqs->index(1), SequenceStatsModel::StateRole).toString(), QString("finished"));
+    QCOMPARE(seqs->data(seqs->index(1), SequenceStatsModel::PrefillRole).toDouble(), 900.0);
+    QCOMPARE(seqs->data(seqs->index(1), SequenceStatsModel::DecodeRole).toDouble(), 120.0);
+    QCOMPARE(seqs->find(9), nullptr);  // not in the engine
+    monitor.recordFinished(7, done);   // c7 ended: no longer listed as running
+    QCOMPARE(seqs->rowCount(), 2);
+    QCOMPARE(seqs->data(seqs->index(0), SequenceStatsModel::TagRole).toString(), QString("c7"));
+    QCOMPARE(seqs->data(seqs->index(0), SequenceStatsModel::StateRole).toString(), QString("finished"));
+    s.sequences = {SequenceSnapshot{"c9", "prefilling", 30, 0, 2, 0, 0, 0}};
+    monitor.apply(s);  // c9 runs again: its live row replaces the finished one
+    QCOMPARE(seqs->rowCount(), 2);
+    QCOMPARE(seqs->data(seqs->index(0), SequenceStatsModel::StateRole).toString(), QString("prefilling"));
+    QCOMPARE(seqs->data(seqs->index(1), SequenceStatsModel::TagRole).toString(), QString("c7"));
+    for (int c = 100; c < 120; ++c) monitor.recordFinished(c, done);
+    QCOMPARE(seqs->rowCount(), 1 + SequenceStatsModel::kFinishedRows);
 }
 
 QTEST_GUILESS_MAIN(ChatModelsTest)

@@ -1,6 +1,7 @@
 // The history store: migrations from every earlier schema, branches, search, export/import, damaged
 // files moved aside, interrupted replies.
 #include <QFile>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QSqlError>
@@ -49,6 +50,8 @@ private slots:
     void freshDatabaseIsCurrent();
     void migratesFromEveryEarlierVersion_data();
     void migratesFromEveryEarlierVersion();
+    void failedRepliesFromV4GetAnErrorColumn();
+    void errorTextIsStoredAndExported();
     void refusesNewerSchema();
     void branchesAndActivePath();
     void fullTextSearch();
@@ -111,6 +114,61 @@ void StoreTest::migratesFromEveryEarlierVersion() {
     MessageRecord m{0, 7, path_[1].id, "user", "And in winter?"};
     store.addMessage(m);
     QCOMPARE(store.activePath(7).size(), 3);
+}
+
+void StoreTest::failedRepliesFromV4GetAnErrorColumn() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("v4.db");
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", "v4");
+        db.setDatabaseName(path);
+        QVERIFY(db.open());
+        migrate(db, 4);
+        seedAtVersion(db, 4);
+        exec(db, "INSERT INTO messages (id, conversation_id, parent_id, role, content, created_at, status, finish_reason)"
+                 " VALUES (3, 7, 1, 'assistant', '', 1002, 'error', 'error')");
+        db.close();
+    }
+    QSqlDatabase::removeDatabase("v4");
+    ChatStore store(path);
+    QCOMPARE(schemaVersion(store.database()), kSchemaVersion);
+    const MessageRecord failed = store.message(3);
+    QCOMPARE(failed.status, MessageStatus::Error);
+    QCOMPARE(failed.error, QString());  // v4 never recorded why
+    QVERIFY(!failed.imported);
+    QVERIFY(!store.message(2).imported);
+    // The upgraded row takes a reason like a new one.
+    store.finishReply(3, "", {}, MessageStatus::Error, "The model was unloaded.");
+    QCOMPARE(store.message(3).error, QString("The model was unloaded."));
+}
+
+void StoreTest::errorTextIsStoredAndExported() {
+    QTemporaryDir dir;
+    ChatStore store(dir.filePath("h.db"));
+    const qint64 c = store.createConversation("Failing", "", {}, "");
+    MessageRecord u{0, c, 0, "user", "Hi"};
+    store.addMessage(u);
+    MessageRecord a{0, c, u.id, "assistant", "Hel", "stories260K"};
+    a.status = MessageStatus::Streaming;
+    store.addMessage(a);
+    store.finishReply(a.id, "Hel", {}, MessageStatus::Error, "the prompt (600 tokens) is longer than the context (512)");
+    QCOMPARE(store.message(a.id).error, QString("the prompt (600 tokens) is longer than the context (512)"));
+    QVERIFY(exportMarkdown(store, c).contains("*(reply failed: the prompt (600 tokens) is longer than the context (512))*"));
+    // Continuing (reopening) a failed reply clears its reason.
+    store.finishReply(a.id, "Hel", {}, MessageStatus::Streaming);
+    QCOMPARE(store.message(a.id).error, QString());
+    store.finishReply(a.id, "Hel", {}, MessageStatus::Error, "out of memory");
+
+    // The reason travels through JSON; every imported message is marked as imported.
+    const qint64 c2 = importJson(store, exportJson(store, c));
+    const QList<MessageRecord> copy = store.allMessages(c2);
+    QCOMPARE(copy.size(), 2);
+    QCOMPARE(copy[1].error, QString("out of memory"));
+    QCOMPARE(copy[1].status, MessageStatus::Error);
+    QVERIFY(copy[0].imported && copy[1].imported);
+    QVERIFY(!store.message(a.id).imported);
+    QVERIFY(exportMarkdown(store, c2).contains("## Assistant (stories260K, imported)"));
+    QCOMPARE(QJsonDocument::fromJson(exportJson(store, c2)).object()["messages"].toArray()[1].toObject()["imported"].toBool(), true);
 }
 
 void StoreTest::refusesNewerSchema() {

@@ -10,6 +10,7 @@
 #include "app/gui/chat/generation_hub.h"
 #include "app/gui/chat/sampling_presets.h"
 #include "app/gui/shell/app_controller.h"
+#include "app/gui/shell/color_scheme.h"
 #include "app/gui/shell/log_model.h"
 #include "app/gui/shell/qml_setup.h"
 #include "app/gui/store/chat_store.h"
@@ -34,6 +35,7 @@ private slots:
     void typeSendAndFindInDatabase();
     void sideBySideToThreeSessions();
     void monitorMovesWhileGenerating();
+    void themeButtonGoesBackToTheSystem();
 
 private:
     template <typename T = QQuickItem>
@@ -177,7 +179,36 @@ void UiTest::monitorMovesWhileGenerating() {
     QVERIFY(mon->decodeSeries()->peak() > 0);
     // Either a snapshot caught the sequence running, or its prompt blocks are now in the prefix cache.
     QVERIFY2(sawBusy || mon->blocksCached() > 0, "no stats snapshot showed the sequence or its blocks");
+    QVERIFY(mon->peakBlocksUsed() > 0);
+    QVERIFY(mon->prefixLookupTokens() > 0);
+    // The conversation stays in the table with its real prefill and decode speeds.
+    SequenceStatsModel* seqs = mon->sequences();
+    QTRY_VERIFY(seqs->rowCount() > 0);
+    QCOMPARE(seqs->data(seqs->index(0), SequenceStatsModel::ConversationIdRole).toLongLong(), c);
+    QCOMPARE(seqs->data(seqs->index(0), SequenceStatsModel::StateRole).toString(), QString("finished"));
+    QVERIFY(seqs->data(seqs->index(0), SequenceStatsModel::PrefillRole).toDouble() > 0);
+    QVERIFY(seqs->data(seqs->index(0), SequenceStatsModel::DecodeRole).toDouble() > 0);
+    QVERIFY(find("prefixCacheLine")->property("text").toString().contains("prompt tokens reused"));
     app_->engine()->setStatsInterval(500);
+}
+
+void UiTest::themeButtonGoesBackToTheSystem() {
+    auto* scheme = engine_->singletonInstance<ColorScheme*>(qmlTypeId("Folio", 1, 0, "ColorScheme"));
+    QVERIFY(scheme);
+    scheme->setMode("system");
+    const bool systemDark = scheme->systemDark();
+    QQuickItem* button = find("themeButton");
+    auto click = [&] {
+        QTest::mouseClick(window_, Qt::LeftButton, {}, button->mapToScene(QPointF(button->width() / 2, button->height() / 2)).toPoint());
+    };
+    click();  // the other scheme, chosen by the user (and remembered)
+    QCOMPARE(scheme->mode(), QString(systemDark ? "light" : "dark"));
+    QCOMPARE(scheme->dark(), !systemDark);
+    QTRY_COMPARE(app_->themeMode(), scheme->mode());
+    click();  // back to the scheme the system has: following the system again
+    QCOMPARE(scheme->mode(), QString("system"));
+    QCOMPARE(scheme->dark(), systemDark);
+    QTRY_COMPARE(app_->themeMode(), QString("system"));
 }
 
 QTEST_MAIN(UiTest)

@@ -10,6 +10,7 @@ Rectangle {
     property bool generating: false
     property bool ready: true
     property string placeholder: qsTr("Message Folio…")
+    property string notReadyText: qsTr("Load a model to start chatting")
     signal sendRequested(string text)
     signal stopRequested()
     function focusInput() { input.forceActiveFocus() }
@@ -42,7 +43,7 @@ Rectangle {
                 TextArea {
                     id: input
                     objectName: "composerInput"
-                    placeholderText: composer.ready ? composer.placeholder : qsTr("Load a model to start chatting")
+                    placeholderText: composer.ready ? composer.placeholder : composer.notReadyText
                     wrapMode: TextEdit.Wrap
                     font.pixelSize: Theme.fontBody + 1
                     color: Theme.text

@@ -1,4 +1,5 @@
 import QtQuick
+import QtQuick.Controls
 import QtQuick.Layouts
 import Folio.Ui
 
@@ -8,6 +9,7 @@ RowLayout {
     id: actions
     required property bool isUser
     required property string status
+    required property bool canContinue
     required property string details
     required property int siblingIndex
     required property int siblingCount
@@ -36,8 +38,12 @@ RowLayout {
         onClicked: actions.regenerateRequested()
     }
     PillButton {
-        visible: !actions.isUser && actions.status === "interrupted"
+        objectName: "continueButton"
+        visible: !actions.isUser && actions.canContinue
         implicitHeight: 28
+        ToolTip.visible: hovered
+        ToolTip.delay: 600
+        ToolTip.text: qsTr("Go on with this reply where it stopped")
         iconName: "play"
         text: qsTr("Continue")
         onClicked: actions.continueRequested()

@@ -14,7 +14,10 @@ Item {
     required property var parts
     required property string status
     required property string details
-    required property string model
+    required property string author
+    required property bool imported
+    required property string error
+    required property bool canContinue
     required property int siblingIndex
     required property int siblingCount
     required property bool isLast
@@ -37,11 +40,12 @@ Item {
             spacing: Theme.s
             Rectangle {
                 width: 22; height: 22; radius: 11
-                color: Theme.accentSoft
-                Icon { anchors.centerIn: parent; glyph: "sparkle"; size: 13; color: Theme.accent }
+                color: msg.imported ? Theme.surfaceAlt : Theme.accentSoft
+                Icon { anchors.centerIn: parent; glyph: msg.imported ? "import" : "sparkle"; size: 13; color: msg.imported ? Theme.textMuted : Theme.accent }
             }
             Text {
-                text: msg.model.length ? msg.model : qsTr("Assistant")
+                objectName: "messageAuthor"
+                text: msg.author
                 color: Theme.textMuted
                 font.pixelSize: Theme.fontSmall + 1
                 font.weight: Font.DemiBold
@@ -111,6 +115,30 @@ Item {
             parts: msg.parts
             app: msg.app
         }
+        // Why a reply failed, kept with it (the banner above the chat goes away).
+        Rectangle {
+            objectName: "messageError"
+            visible: !msg.isUser && msg.status === "error"
+            Layout.fillWidth: true
+            implicitHeight: errorRow.implicitHeight + 2 * Theme.m
+            radius: Theme.radius
+            color: Theme.dangerSoft
+            RowLayout {
+                id: errorRow
+                anchors.fill: parent
+                anchors.margins: Theme.m
+                spacing: Theme.s
+                Icon { glyph: "alert"; size: 15; color: Theme.danger; Layout.alignment: Qt.AlignTop }
+                Text {
+                    Layout.fillWidth: true
+                    text: msg.error.length ? msg.error : qsTr("This reply failed; the reason was not recorded.")
+                    textFormat: Text.PlainText
+                    wrapMode: Text.Wrap
+                    color: Theme.text
+                    font.pixelSize: Theme.fontBody
+                }
+            }
+        }
         // Before the first token arrives.
         Text {
             visible: !msg.isUser && msg.status === "streaming" && msg.content.length === 0
@@ -130,6 +158,7 @@ Item {
             Behavior on opacity { NumberAnimation { duration: Theme.animation } }
             isUser: msg.isUser
             status: msg.status
+            canContinue: msg.canContinue
             details: msg.details
             siblingIndex: msg.siblingIndex
             siblingCount: msg.siblingCount

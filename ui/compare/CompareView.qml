@@ -60,6 +60,8 @@ Item {
                 placeholderTextColor: Theme.textFaint
                 padding: Theme.s + 2
                 background: Rectangle { radius: Theme.radius; color: Theme.surface; border.color: sharedPrompt.activeFocus ? Theme.accent : Theme.border }
+                // Show the start of a long prompt when not editing it, not its end.
+                onActiveFocusChanged: if (!activeFocus) cursorPosition = 0
             }
             Chip {
                 objectName: "sharedPrefixChip"
@@ -127,6 +129,8 @@ Item {
             placeholder: qsTr("One prompt for every column…")
             generating: view.cmp.generating
             ready: view.app.engine.state === EngineBridge.Ready && view.cmp.count > 0
+            notReadyText: view.app.engine.state !== EngineBridge.Ready ? qsTr("Load a model to start chatting")
+                                                                        : qsTr("Start a comparison (or add chats to it) first")
             onSendRequested: (text) => { if (view.cmp.send(text) > 0) clear() }
             onStopRequested: view.cmp.stopAll()
         }

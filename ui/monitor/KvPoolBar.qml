@@ -8,7 +8,7 @@ Card {
     id: card
     required property MonitorModel monitor
     readonly property real total: Math.max(1, monitor.blocksTotal)
-    implicitHeight: 132
+    implicitHeight: 150
     ColumnLayout {
         anchors.fill: parent
         anchors.margins: Theme.l
@@ -51,10 +51,21 @@ Card {
             Legend { label: qsTr("free"); value: card.monitor.blocksFree; swatch: Theme.surfaceAlt }
             Item { Layout.fillWidth: true }
             Text {
-                text: qsTr("fragmentation %1% · prefix hits %2%").arg((card.monitor.fragmentation * 100).toFixed(1)).arg((card.monitor.prefixHitRate * 100).toFixed(0))
+                text: qsTr("peak %1 used · fragmentation %2%").arg(card.monitor.peakBlocksUsed).arg((card.monitor.fragmentation * 100).toFixed(1))
                 color: Theme.textFaint
                 font.pixelSize: Theme.fontSmall
             }
+        }
+        // The prefix cache since the model was loaded.
+        Text {
+            objectName: "prefixCacheLine"
+            Layout.fillWidth: true
+            elide: Text.ElideRight
+            text: qsTr("Prefix cache: %1 of %2 prompt tokens reused (%3%) · %4 blocks copied on write · %5 cached blocks evicted")
+                  .arg(card.monitor.prefixHitTokens).arg(card.monitor.prefixLookupTokens)
+                  .arg((card.monitor.prefixHitRate * 100).toFixed(0)).arg(card.monitor.cowCopies).arg(card.monitor.evictions)
+            color: Theme.textMuted
+            font.pixelSize: Theme.fontSmall
         }
     }
 }

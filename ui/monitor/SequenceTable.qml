@@ -4,7 +4,8 @@ import Folio
 import Folio.Ui
 
 // Per-conversation breakdown: each sequence in the engine with its state, tokens, KV blocks (and how
-// many are shared) and speeds.
+// many are shared) and its prefill and decode speeds; then recently finished replies with their
+// final figures.
 Card {
     id: card
     required property SequenceStatsModel sequences
@@ -13,11 +14,11 @@ Card {
         anchors.fill: parent
         anchors.margins: Theme.l
         spacing: Theme.s
-        FieldLabel { text: qsTr("Sequences in the engine") }
+        FieldLabel { text: qsTr("Conversations in the engine") }
         RowLayout {
             Layout.fillWidth: true
             Repeater {
-                model: [qsTr("Conversation"), qsTr("State"), qsTr("Prompt"), qsTr("Generated"), qsTr("KV blocks"), qsTr("Prefill/s"), qsTr("Decode/s")]
+                model: [qsTr("Conversation"), qsTr("State"), qsTr("Prompt"), qsTr("Generated"), qsTr("KV blocks"), qsTr("Prefill tok/s"), qsTr("Decode tok/s")]
                 delegate: Text {
                     required property string modelData
                     required property int index
@@ -47,17 +48,17 @@ Card {
                 width: ListView.view.width
                 height: 28
                 Text { Layout.fillWidth: true; text: title; elide: Text.ElideRight; color: Theme.text; font.pixelSize: Theme.fontSmall + 1 }
-                Text { Layout.preferredWidth: card.widths[1]; horizontalAlignment: Text.AlignRight; text: phase; color: phase === "decoding" ? Theme.accent : Theme.textMuted; font.pixelSize: Theme.fontSmall + 1 }
+                Text { Layout.preferredWidth: card.widths[1]; horizontalAlignment: Text.AlignRight; text: phase; color: phase === "decoding" ? Theme.accent : phase === "finished" ? Theme.textFaint : Theme.textMuted; font.pixelSize: Theme.fontSmall + 1 }
                 Text { Layout.preferredWidth: card.widths[2]; horizontalAlignment: Text.AlignRight; text: promptTokens; color: Theme.text; font.pixelSize: Theme.fontSmall + 1 }
                 Text { Layout.preferredWidth: card.widths[3]; horizontalAlignment: Text.AlignRight; text: generatedTokens; color: Theme.text; font.pixelSize: Theme.fontSmall + 1 }
-                Text { Layout.preferredWidth: card.widths[4]; horizontalAlignment: Text.AlignRight; text: blocks + (sharedBlocks > 0 ? qsTr(" (%1 shared)").arg(sharedBlocks) : ""); color: Theme.text; font.pixelSize: Theme.fontSmall + 1 }
-                Text { Layout.preferredWidth: card.widths[5]; horizontalAlignment: Text.AlignRight; text: prefillTokS.toFixed(0); color: Theme.text; font.pixelSize: Theme.fontSmall + 1 }
-                Text { Layout.preferredWidth: card.widths[6]; horizontalAlignment: Text.AlignRight; text: decodeTokS.toFixed(1); color: Theme.text; font.pixelSize: Theme.fontSmall + 1 }
+                Text { Layout.preferredWidth: card.widths[4]; horizontalAlignment: Text.AlignRight; text: phase === "finished" ? qsTr("freed") : blocks + (sharedBlocks > 0 ? qsTr(" (%1 shared)").arg(sharedBlocks) : ""); color: phase === "finished" ? Theme.textFaint : Theme.text; font.pixelSize: Theme.fontSmall + 1 }
+                Text { Layout.preferredWidth: card.widths[5]; horizontalAlignment: Text.AlignRight; text: prefillTokS > 0 ? prefillTokS.toFixed(0) : "–"; color: Theme.text; font.pixelSize: Theme.fontSmall + 1 }
+                Text { Layout.preferredWidth: card.widths[6]; horizontalAlignment: Text.AlignRight; text: decodeTokS > 0 ? decodeTokS.toFixed(1) : "–"; color: Theme.text; font.pixelSize: Theme.fontSmall + 1 }
             }
             Text {
                 anchors.centerIn: parent
                 visible: card.sequences.count === 0
-                text: qsTr("No sequence is running. Send a prompt (or several) to see them here.")
+                text: qsTr("Nothing has run yet. Send a prompt (or several) to see each conversation here.")
                 color: Theme.textFaint
                 font.pixelSize: Theme.fontSmall + 1
             }

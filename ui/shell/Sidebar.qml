@@ -37,9 +37,12 @@ Rectangle {
                 Layout.fillWidth: true
             }
             IconButton {
+                objectName: "themeButton"
+                // Choosing the scheme the desktop has goes back to following the desktop.
+                readonly property bool backToSystem: ColorScheme.mode !== "system" && ColorScheme.systemDark === !Theme.dark
                 iconName: Theme.dark ? "sun" : "moon"
-                tip: Theme.dark ? qsTr("Light theme") : qsTr("Dark theme")
-                onClicked: ColorScheme.mode = Theme.dark ? "light" : "dark"
+                tip: (Theme.dark ? qsTr("Light theme") : qsTr("Dark theme")) + (backToSystem ? qsTr(" (follow the system again)") : "")
+                onClicked: ColorScheme.mode = backToSystem ? "system" : Theme.dark ? "light" : "dark"
             }
         }
 

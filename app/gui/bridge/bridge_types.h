@@ -15,6 +15,9 @@ struct GenerationRequest {
     QString tag;  // "c<conversation id>": shown per sequence in the monitor
     QList<QPair<QString, QString>> messages;  // (role, content), system prompt first when set
     SamplingSettings sampling;
+    // The last message is a partial assistant reply to go on with (the engine's
+    // Request::continue_final_message): no new turn is started, the text continues it.
+    bool continueFinal = false;
 };
 
 struct GenerationEnd {
@@ -40,7 +43,7 @@ struct ModelInfo {
 
 struct SequenceSnapshot {
     QString tag;
-    QString state;  // "waiting", "prefilling", "decoding", "preempted"
+    QString state;  // "waiting", "prefilling", "decoding", "preempted"; "finished" for the monitor's recent replies
     int promptTokens = 0;
     int generatedTokens = 0;
     int blocks = 0;
@@ -54,6 +57,10 @@ struct StatsSnapshot {
     int blockSize = 16;
     double fragmentation = 0;
     double prefixHitRate = 0;
+    qint64 prefixHitTokens = 0, prefixLookupTokens = 0;  // since the model was loaded
+    qint64 peakBlocksUsed = 0;
+    qint64 cowCopies = 0;  // blocks copied on write (a shared block about to diverge)
+    qint64 evictions = 0;  // cached prefix blocks reused for new tokens
     int running = 0, waiting = 0;
     qint64 preemptions = 0;
     int batchSeqs = 0, batchTokens = 0;

@@ -33,6 +33,11 @@ StatsSnapshot toSnapshot(const EngineStats& s) {
     o.blockSize = s.block_size;
     o.fragmentation = s.fragmentation;
     o.prefixHitRate = s.prefix_hit_rate;
+    o.prefixHitTokens = s.prefix_hit_tokens;
+    o.prefixLookupTokens = s.prefix_lookup_tokens;
+    o.peakBlocksUsed = s.peak_blocks_used;
+    o.cowCopies = s.cow_copies;
+    o.evictions = s.evictions;
     o.running = s.running;
     o.waiting = s.waiting;
     o.preemptions = s.preemptions;
@@ -147,6 +152,7 @@ void EngineWorker::submit(const GenerationRequest& r) {
     req.sampling = toParams(r.sampling);
     req.stop.max_tokens = r.sampling.maxTokens;
     req.tag = r.tag.toStdString();
+    req.continue_final_message = r.continueFinal;
     const RequestId id = engine_->submit(std::move(req));
     ticketOfRequest_.insert(id, r.ticket);
     requestOfTicket_.insert(r.ticket, id);

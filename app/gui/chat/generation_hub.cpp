@@ -37,6 +37,15 @@ qint64 GenerationHub::startReply(qint64 conversationId, qint64 parentId) {
     return id;
 }
 
+bool GenerationHub::canContinue(const MessageRecord& m) {
+    if (m.role != QLatin1String("assistant") || m.content.trimmed().isEmpty()) return false;
+    if (m.status == MessageStatus::Interrupted || m.status == MessageStatus::Error) return true;
+    if (m.status != MessageStatus::Complete) return false;
+    const QString& r = m.stats.finishReason;
+    // Not "context": a reply that filled the model's context has no room left to go on.
+    return r == QLatin1String("length") || r == QLatin1String("cancelled");
+}
+
 qint64 GenerationHub::continueReply(qint64 messageId) {
     requireOwnThread(this, "GenerationHub::continueReply");
     const MessageRecord m = store_->message(messageId);
@@ -50,18 +59,23 @@ qint64 GenerationHub::continueReply(qint64 messageId) {
     QList<QPair<QString, QString>> messages;
     if (!c.systemPrompt.trimmed().isEmpty()) messages << qMakePair(QStringLiteral("system"), c.systemPrompt);
     for (const MessageRecord& p : store_->activePath(m.conversationId)) messages << qMakePair(p.role, p.content);
+    // Nothing written yet: there is no turn to go on with, so the reply starts afresh in place.
+    const bool partial = !m.content.trimmed().isEmpty();
+    if (!partial) messages.removeLast();
     journal_->reopen(messageId);
-    submit(m.conversationId, messageId, messages);
+    submit(m.conversationId, messageId, messages, partial, partial ? m.stats.generatedTokens : 0);
     return messageId;
 }
 
-quint64 GenerationHub::submit(qint64 conversationId, qint64 messageId, QList<QPair<QString, QString>> messages) {
+quint64 GenerationHub::submit(qint64 conversationId, qint64 messageId, QList<QPair<QString, QString>> messages,
+                              bool continueFinal, int tokensBefore) {
     GenerationRequest r;
     r.tag = QStringLiteral("c%1").arg(conversationId);
     r.messages = std::move(messages);
     r.sampling = store_->conversation(conversationId).sampling;
+    r.continueFinal = continueFinal;
     const quint64 ticket = bridge_->submit(r);
-    live_.insert(ticket, Live{conversationId, messageId, 0});
+    live_.insert(ticket, Live{conversationId, messageId, 0, tokensBefore});
     byConversation_.insert(conversationId, ticket);
     emit replyStarted(conversationId, messageId);
     emit generatingChanged(conversationId, true);
@@ -84,7 +98,7 @@ void GenerationHub::end(qint64 conversationId, MessageStatus status) {
     byConversation_.remove(conversationId);
     bridge_->cancel(ticket);
     ReplyStats stats;
-    stats.generatedTokens = live.tokens;
+    stats.generatedTokens = live.tokensBefore + live.tokens;
     stats.finishReason = QStringLiteral("cancelled");
     journal_->finish(live.messageId, stats, status);
     emit generatingChanged(conversationId, false);
@@ -118,11 +132,13 @@ void GenerationHub::onFinished(const GenerationEnd& end) {
     byConversation_.remove(live.conversationId);
     ReplyStats stats = end.stats;
     if (stats.generatedTokens == 0) stats.generatedTokens = live.tokens;
+    stats.generatedTokens += live.tokensBefore;
     if (end.error) {
         stats.finishReason = QStringLiteral("error");
         emit error(end.message);
     }
-    journal_->finish(live.messageId, stats, end.error ? MessageStatus::Error : MessageStatus::Complete);
+    journal_->finish(live.messageId, stats, end.error ? MessageStatus::Error : MessageStatus::Complete,
+                     end.error ? end.message : QString());
     emit generatingChanged(live.conversationId, false);
     emit replyFinished(live.conversationId, live.messageId);
 }

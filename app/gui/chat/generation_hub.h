@@ -23,9 +23,14 @@ public:
     // prompt and sampling; the branch from the root to `parentId` is the chat history sent. Returns
     // the new reply's id, or 0 (with `error` emitted) when the conversation is already generating.
     qint64 startReply(qint64 conversationId, qint64 parentId);
-    // Continues an interrupted reply in place: the history plus the partial reply are sent and the new
-    // text is appended to it.
+    // Continues a reply in place (one that was interrupted, stopped or cut at max tokens): the history
+    // ending with the partial reply is sent for the engine to go on with that same turn
+    // (continue_final_message), and the new text is appended to it. A reply with no text yet is
+    // simply generated again in place.
     qint64 continueReply(qint64 messageId);
+    // Whether `m` is a reply Continue makes sense for: it has text and ended early (interrupted, stopped
+    // by the user or at max tokens), or failed part way. Not one that filled the context.
+    static bool canContinue(const MessageRecord& m);
     void stop(qint64 conversationId);
     // At quit: every running reply is cancelled and saved as interrupted (it can be continued).
     void interruptAll();
@@ -54,9 +59,11 @@ private:
         qint64 conversationId = 0;
         qint64 messageId = 0;
         int tokens = 0;
+        int tokensBefore = 0;  // a continued reply's tokens from before (its stats count the whole reply)
     };
     void end(qint64 conversationId, MessageStatus status);
-    quint64 submit(qint64 conversationId, qint64 messageId, QList<QPair<QString, QString>> messages);
+    quint64 submit(qint64 conversationId, qint64 messageId, QList<QPair<QString, QString>> messages,
+                   bool continueFinal = false, int tokensBefore = 0);
     void onDelta(quint64 ticket, const QString& text, int tokens);
     void onFinished(const GenerationEnd& end);
 

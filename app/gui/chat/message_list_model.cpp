@@ -17,11 +17,20 @@ QVariantList partsOf(const QString& text) {
     return out;
 }
 
+QString author(const MessageRecord& m) {
+    // An imported reply was not written by a model loaded here: say so, whatever the file claims.
+    if (m.imported) return m.model.isEmpty() ? QStringLiteral("Imported") : QStringLiteral("Imported · %1").arg(m.model);
+    return m.model.isEmpty() ? QStringLiteral("Assistant") : m.model;
+}
+
 QString details(const MessageRecord& m) {
     if (m.role != QLatin1String("assistant") || m.status == MessageStatus::Streaming) return {};
+    // Figures in a file were not measured here: none are shown for imported replies.
+    if (m.imported) return QStringLiteral("from an imported file, not generated here");
     QStringList bits;
     if (m.stats.generatedTokens > 0) bits << QStringLiteral("%1 tokens").arg(m.stats.generatedTokens);
     if (m.stats.decodeTokS > 0) bits << QStringLiteral("%1 tok/s").arg(m.stats.decodeTokS, 0, 'f', 1);
+    if (m.stats.prefillTokS > 0) bits << QStringLiteral("prefill %1 tok/s").arg(m.stats.prefillTokS, 0, 'f', 0);
     if (m.stats.ttftMs > 0) bits << QStringLiteral("first token %1 ms").arg(m.stats.ttftMs, 0, 'f', 0);
     if (m.stats.cachedPromptTokens > 0) bits << QStringLiteral("%1 prompt tokens cached").arg(m.stats.cachedPromptTokens);
     if (m.stats.finishReason == QLatin1String("length")) bits << QStringLiteral("max tokens reached");
@@ -52,6 +61,7 @@ int MessageListModel::rowCount(const QModelIndex& parent) const { return parent.
 QHash<int, QByteArray> MessageListModel::roleNames() const {
     return {{MessageIdRole, "messageId"}, {RoleRole, "role"}, {ContentRole, "content"}, {PartsRole, "parts"},
             {StatusRole, "status"}, {FinishReasonRole, "finishReason"}, {ModelRole, "model"},
+            {AuthorRole, "author"}, {ImportedRole, "imported"}, {ErrorRole, "error"}, {CanContinueRole, "canContinue"},
             {DetailsRole, "details"}, {SiblingIndexRole, "siblingIndex"}, {SiblingCountRole, "siblingCount"},
             {IsLastRole, "isLast"}};
 }
@@ -73,6 +83,10 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
     case StatusRole: return statusName(m.status);
     case FinishReasonRole: return m.stats.finishReason;
     case ModelRole: return m.model;
+    case AuthorRole: return author(m);
+    case ImportedRole: return m.imported;
+    case ErrorRole: return m.error;
+    case CanContinueRole: return GenerationHub::canContinue(m);
     case DetailsRole: return details(m);
     case SiblingIndexRole: return r.siblingIndex;
     case SiblingCountRole: return r.siblingCount;

@@ -27,7 +27,11 @@ public:
         StatusRole,        // "complete", "streaming", "interrupted", "error"
         FinishReasonRole,
         ModelRole,
-        DetailsRole,       // "42 tokens · 120 tok/s · first token 80 ms"
+        AuthorRole,        // what the reply's header says: the model, "Assistant", or "Imported"
+        ImportedRole,      // read from an exported file, not produced here
+        ErrorRole,         // status "error": why it failed
+        CanContinueRole,   // ended early with text to go on from (GenerationHub::canContinue)
+        DetailsRole,       // "42 tokens · 120 tok/s · prefill 800 tok/s · first token 80 ms"
         SiblingIndexRole,  // 1-based position among alternatives (branches) at this point
         SiblingCountRole,
         IsLastRole,

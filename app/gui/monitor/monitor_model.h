@@ -32,6 +32,11 @@ class MonitorModel : public QObject {
     Q_PROPERTY(int blockSize READ blockSize NOTIFY updated)
     Q_PROPERTY(double fragmentation READ fragmentation NOTIFY updated)
     Q_PROPERTY(double prefixHitRate READ prefixHitRate NOTIFY updated)
+    Q_PROPERTY(qint64 prefixHitTokens READ prefixHitTokens NOTIFY updated)
+    Q_PROPERTY(qint64 prefixLookupTokens READ prefixLookupTokens NOTIFY updated)
+    Q_PROPERTY(qint64 peakBlocksUsed READ peakBlocksUsed NOTIFY updated)
+    Q_PROPERTY(qint64 cowCopies READ cowCopies NOTIFY updated)
+    Q_PROPERTY(qint64 evictions READ evictions NOTIFY updated)
     Q_PROPERTY(int running READ running NOTIFY updated)
     Q_PROPERTY(int queueDepth READ queueDepth NOTIFY updated)
     Q_PROPERTY(qint64 preemptions READ preemptions NOTIFY updated)
@@ -55,7 +60,11 @@ public:
     static constexpr int kSamples = 120;
 
     explicit MonitorModel(std::function<QString(qint64)> titleOf, QObject* parent = nullptr);
+    // A snapshot with no engine step since the previous one reads as idle: zero rates and batch.
     void apply(const StatsSnapshot& s);
+    // A reply ended: its conversation stays in the per-conversation table with its final figures
+    // (state "finished") until it runs again, so short replies can be read after they end.
+    void recordFinished(qint64 conversationId, const ReplyStats& stats);
     // "812 MiB", "3.42 GiB": sizes for the cards.
     Q_INVOKABLE static QString formatBytes(double bytes);
     void reset();
@@ -79,6 +88,11 @@ public:
     int blockSize() const { return s_.blockSize; }
     double fragmentation() const { return s_.fragmentation; }
     double prefixHitRate() const { return s_.prefixHitRate; }
+    qint64 prefixHitTokens() const { return s_.prefixHitTokens; }
+    qint64 prefixLookupTokens() const { return s_.prefixLookupTokens; }
+    qint64 peakBlocksUsed() const { return s_.peakBlocksUsed; }
+    qint64 cowCopies() const { return s_.cowCopies; }
+    qint64 evictions() const { return s_.evictions; }
     int running() const { return s_.running; }
     int queueDepth() const { return s_.waiting; }
     qint64 preemptions() const { return s_.preemptions; }

@@ -1,5 +1,7 @@
 #include "app/gui/monitor/sequence_stats_model.h"
 
+#include <algorithm>
+
 #include "app/gui/chat/thread_guard.h"
 
 namespace folio::app {
@@ -42,19 +44,45 @@ QVariant SequenceStatsModel::data(const QModelIndex& index, int role) const {
 
 void SequenceStatsModel::setSequences(const QList<SequenceSnapshot>& seqs) {
     requireOwnThread(this, "SequenceStatsModel::setSequences");
-    if (seqs.size() == rows_.size()) {
-        rows_ = seqs;
+    live_ = seqs;
+    QList<SequenceSnapshot> rows = live_;
+    for (const SequenceSnapshot& f : std::as_const(finished_)) {
+        const bool running = std::any_of(live_.cbegin(), live_.cend(), [&](const SequenceSnapshot& s) { return s.tag == f.tag; });
+        if (!running) rows << f;
+    }
+    show(std::move(rows));
+}
+
+void SequenceStatsModel::addFinished(const SequenceSnapshot& s) {
+    requireOwnThread(this, "SequenceStatsModel::addFinished");
+    finished_.erase(std::remove_if(finished_.begin(), finished_.end(), [&](const SequenceSnapshot& f) { return f.tag == s.tag; }),
+                    finished_.end());
+    finished_.prepend(s);
+    while (finished_.size() > kFinishedRows) finished_.removeLast();
+    // The engine's next snapshot may still list the sequence; until then it shows as finished.
+    live_.erase(std::remove_if(live_.begin(), live_.end(), [&](const SequenceSnapshot& l) { return l.tag == s.tag; }), live_.end());
+    setSequences(live_);
+}
+
+void SequenceStatsModel::clear() {
+    finished_.clear();
+    setSequences({});
+}
+
+void SequenceStatsModel::show(QList<SequenceSnapshot> rows) {
+    if (rows.size() == rows_.size()) {
+        rows_ = std::move(rows);
         if (!rows_.isEmpty()) emit dataChanged(index(0), index(int(rows_.size()) - 1));
         return;
     }
     beginResetModel();
-    rows_ = seqs;
+    rows_ = std::move(rows);
     endResetModel();
     emit countChanged();
 }
 
 const SequenceSnapshot* SequenceStatsModel::find(qint64 conversationId) const {
-    for (const SequenceSnapshot& s : rows_) {
+    for (const SequenceSnapshot& s : live_) {
         if (conversationOfTag(s.tag) == conversationId) return &s;
     }
     return nullptr;

@@ -1,5 +1,7 @@
 #pragma once
-// Per-conversation breakdown of the engine: one row per sequence in the last stats snapshot.
+// Per-conversation breakdown of the engine: one row per sequence in the last stats snapshot, then
+// the conversations whose replies finished recently (newest first, at most kFinishedRows) with their
+// final figures, unless they are running again.
 #include <QAbstractListModel>
 #include <functional>
 #include <QtQml/qqmlregistration.h>
@@ -21,7 +23,10 @@ public:
     int rowCount(const QModelIndex& parent = {}) const override;
     QVariant data(const QModelIndex& index, int role) const override;
     QHash<int, QByteArray> roleNames() const override;
+    static constexpr int kFinishedRows = 8;
     void setSequences(const QList<SequenceSnapshot>& seqs);
+    void addFinished(const SequenceSnapshot& s);
+    void clear();
     // The snapshot row of a conversation, if it has a sequence in the engine.
     const SequenceSnapshot* find(qint64 conversationId) const;
 
@@ -31,8 +36,11 @@ signals:
     void countChanged();
 
 private:
+    void show(QList<SequenceSnapshot> rows);
+
     std::function<QString(qint64)> titleOf_;
-    QList<SequenceSnapshot> rows_;
+    QList<SequenceSnapshot> live_, finished_;
+    QList<SequenceSnapshot> rows_;  // live_, then finished_ rows whose tag is not live
 };
 
 }  // namespace folio::app

@@ -64,6 +64,10 @@ AppController::AppController(const AppOptions& options, LogModel* log, QObject* 
     connect(actions_.get(), &ChatActions::error, this, [](const QString& m) { spdlog::error("{}", m.toStdString()); });
     connect(hub_.get(), &GenerationHub::generatingChanged, this, &AppController::generatingCountChanged);
     connect(hub_.get(), &GenerationHub::replyFinished, search_.get(), &SearchResultsModel::refresh);
+    connect(hub_.get(), &GenerationHub::replyFinished, monitor_.get(), [this](qint64 c, qint64 messageId) {
+        const MessageRecord m = store_->message(messageId);
+        if (m.status != MessageStatus::Error) monitor_->recordFinished(c, m.stats);
+    });
     connect(actions_.get(), &ChatActions::conversationsChanged, this, [this] {
         conversationList_->reload();
         search_->refresh();

@@ -38,7 +38,7 @@ QSqlQuery run(const QSqlDatabase& db, const QString& sql, const QVariantList& va
 
 const char* kMessageColumns =
     "id, conversation_id, parent_id, role, content, model, sampling_json, prompt_tokens, cached_prompt_tokens,"
-    " generated_tokens, ttft_ms, prefill_tok_s, decode_tok_s, finish_reason, status, created_at";
+    " generated_tokens, ttft_ms, prefill_tok_s, decode_tok_s, finish_reason, status, created_at, error, imported";
 
 MessageRecord readMessage(const QSqlQuery& q) {
     MessageRecord m;
@@ -58,6 +58,8 @@ MessageRecord readMessage(const QSqlQuery& q) {
     m.stats.finishReason = q.value(13).toString();
     m.status = statusFromName(q.value(14).toString());
     m.createdAt = q.value(15).toLongLong();
+    m.error = q.value(16).toString();
+    m.imported = q.value(17).toBool();
     return m;
 }
 
@@ -156,10 +158,11 @@ qint64 ChatStore::addMessage(MessageRecord& m) {
     QSqlQuery q = run(db_,
         "INSERT INTO messages (conversation_id, parent_id, role, content, model, sampling_json, prompt_tokens,"
         " cached_prompt_tokens, generated_tokens, ttft_ms, prefill_tok_s, decode_tok_s, finish_reason, status,"
-        " created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " created_at, error, imported) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         {m.conversationId, nullableId(m.parentId), m.role, m.content, m.model, toJsonText(m.sampling.toJson()),
          m.stats.promptTokens, m.stats.cachedPromptTokens, m.stats.generatedTokens, m.stats.ttftMs,
-         m.stats.prefillTokS, m.stats.decodeTokS, m.stats.finishReason, statusName(m.status), m.createdAt});
+         m.stats.prefillTokS, m.stats.decodeTokS, m.stats.finishReason, statusName(m.status), m.createdAt,
+         m.error, int(m.imported)});
     m.id = q.lastInsertId().toLongLong();
     run(db_, "UPDATE conversations SET active_leaf_id = ?, updated_at = ? WHERE id = ?", {m.id, m.createdAt, m.conversationId});
     return m.id;
@@ -174,12 +177,13 @@ void ChatStore::updateContent(qint64 messageId, const QString& content) {
     run(db_, "UPDATE messages SET content = ? WHERE id = ?", {content, messageId});
 }
 
-void ChatStore::finishReply(qint64 messageId, const QString& content, const ReplyStats& s, MessageStatus status) {
+void ChatStore::finishReply(qint64 messageId, const QString& content, const ReplyStats& s, MessageStatus status,
+                            const QString& error) {
     run(db_,
         "UPDATE messages SET content = ?, prompt_tokens = ?, cached_prompt_tokens = ?, generated_tokens = ?,"
-        " ttft_ms = ?, prefill_tok_s = ?, decode_tok_s = ?, finish_reason = ?, status = ? WHERE id = ?",
+        " ttft_ms = ?, prefill_tok_s = ?, decode_tok_s = ?, finish_reason = ?, status = ?, error = ? WHERE id = ?",
         {content, s.promptTokens, s.cachedPromptTokens, s.generatedTokens, s.ttftMs, s.prefillTokS, s.decodeTokS,
-         s.finishReason, statusName(status), messageId});
+         s.finishReason, statusName(status), error, messageId});
 }
 
 QList<MessageRecord> ChatStore::activePath(qint64 conversationId) const {

@@ -40,7 +40,9 @@ public:
     MessageRecord message(qint64 id) const;  // id 0 when absent
     // Saves the text of a streaming reply (cheap: one UPDATE).
     void updateContent(qint64 messageId, const QString& content);
-    void finishReply(qint64 messageId, const QString& content, const ReplyStats& stats, MessageStatus status);
+    // `error`: why it failed (status Error); cleared otherwise, e.g. when a failed reply is continued.
+    void finishReply(qint64 messageId, const QString& content, const ReplyStats& stats, MessageStatus status,
+                     const QString& error = {});
     // The branch on screen: root .. active leaf.
     QList<MessageRecord> activePath(qint64 conversationId) const;
     // Messages sharing `m`'s parent (including m), oldest first.

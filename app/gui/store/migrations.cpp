@@ -65,12 +65,19 @@ const QStringList& step(int version) {
         "  INSERT INTO messages_fts(rowid, content) VALUES (new.id, new.content); END",
         "INSERT INTO messages_fts(messages_fts) VALUES ('rebuild')",
     };
+    // Why a reply failed (shown with it, not only in a passing banner), and which messages came from
+    // an imported file (their model and figures were not produced here).
+    static const QStringList v5 = {
+        "ALTER TABLE messages ADD COLUMN error TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE messages ADD COLUMN imported INTEGER NOT NULL DEFAULT 0",
+    };
     static const QStringList none;
     switch (version) {
     case 1: return v1;
     case 2: return v2;
     case 3: return v3;
     case 4: return v4;
+    case 5: return v5;
     default: return none;
     }
 }

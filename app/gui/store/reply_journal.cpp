@@ -41,10 +41,10 @@ void ReplyJournal::append(qint64 messageId, const QString& delta) {
 
 QString ReplyJournal::text(qint64 messageId) const { return open_.value(messageId).text; }
 
-void ReplyJournal::finish(qint64 messageId, const ReplyStats& stats, MessageStatus status) {
+void ReplyJournal::finish(qint64 messageId, const ReplyStats& stats, MessageStatus status, const QString& error) {
     auto it = open_.find(messageId);
     if (it == open_.end()) return;
-    store_->finishReply(messageId, it->text, stats, status);
+    store_->finishReply(messageId, it->text, stats, status, error);
     open_.erase(it);
     if (open_.isEmpty()) timer_.stop();
 }

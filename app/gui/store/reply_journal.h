@@ -25,8 +25,8 @@ public:
     qint64 reopen(qint64 existingId);
     void append(qint64 messageId, const QString& delta);
     QString text(qint64 messageId) const;
-    // Final write with stats and status (Complete, Interrupted when stopped by the user, Error).
-    void finish(qint64 messageId, const ReplyStats& stats, MessageStatus status);
+    // Final write with stats and status (Complete, Interrupted, Error with `error` saying why).
+    void finish(qint64 messageId, const ReplyStats& stats, MessageStatus status, const QString& error = {});
     bool isOpen(qint64 messageId) const { return open_.contains(messageId); }
 
     // Writes every reply with unsaved text now.

@@ -58,6 +58,8 @@ struct MessageRecord {
     ReplyStats stats;
     MessageStatus status = MessageStatus::Complete;
     qint64 createdAt = 0;
+    QString error;          // status Error: what went wrong, for the user
+    bool imported = false;  // read from an exported file: not written (nor timed) by this app
 };
 
 struct SearchHit {

@@ -4,6 +4,7 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QStringList>
 
 #include "app/gui/store/chat_store.h"
 #include "app/gui/store/store_error.h"
@@ -16,8 +17,11 @@ constexpr int kFormatVersion = 1;
 
 QString roleHeading(const MessageRecord& m) {
     if (m.role == QLatin1String("user")) return QStringLiteral("## You");
+    QStringList about;
+    if (!m.model.isEmpty()) about << m.model;
+    if (m.imported) about << QStringLiteral("imported");
     QString h = QStringLiteral("## Assistant");
-    if (!m.model.isEmpty()) h += QStringLiteral(" (%1)").arg(m.model);
+    if (!about.isEmpty()) h += QStringLiteral(" (%1)").arg(about.join(QStringLiteral(", ")));
     return h;
 }
 
@@ -35,6 +39,10 @@ QString exportMarkdown(const ChatStore& store, qint64 conversationId) {
     for (const MessageRecord& m : store.activePath(conversationId)) {
         md += roleHeading(m) + "\n\n" + m.content.trimmed() + "\n\n";
         if (m.status == MessageStatus::Interrupted) md += QStringLiteral("*(reply interrupted)*\n\n");
+        if (m.status == MessageStatus::Error) {
+            md += m.error.isEmpty() ? QStringLiteral("*(reply failed)*\n\n")
+                                    : QStringLiteral("*(reply failed: %1)*\n\n").arg(m.error.simplified());
+        }
     }
     return md;
 }
@@ -47,6 +55,8 @@ QByteArray exportJson(const ChatStore& store, qint64 conversationId) {
         QJsonObject o{{"id", m.id}, {"role", m.role}, {"content", m.content}, {"created_at", m.createdAt},
                       {"status", statusName(m.status)}};
         o["parent"] = m.parentId > 0 ? QJsonValue(m.parentId) : QJsonValue();
+        if (m.imported) o["imported"] = true;
+        if (!m.error.isEmpty()) o["error"] = m.error;
         if (m.role == QLatin1String("assistant")) {
             o["model"] = m.model;
             o["sampling"] = m.sampling.toJson();
@@ -129,6 +139,9 @@ qint64 importJson(ChatStore& store, const QByteArray& json) {
             m.stats.decodeTokS = o.value("decode_tok_s").toDouble();
             m.status = statusFromName(o.value("status").toString());
             m.createdAt = o.value("created_at").toInteger(0);
+            m.error = o.value("error").toString();
+            // Whatever the file says about models and speeds, this app did not produce these messages.
+            m.imported = true;
             // A reply that was streaming when exported is not streaming in this database.
             if (m.status == MessageStatus::Streaming) m.status = MessageStatus::Interrupted;
             store.addMessage(m);

@@ -3,11 +3,13 @@
 // device memory size is set per test.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 
 #include "engine/core/error.h"
 #include "engine/model/dummy_model.h"
 #include "engine/model/model.h"
+#include "kernels/common/cuda_compat.h"
 #include "kernels/cuda_backend.h"
 #include "kernels/device_model.h"
 #include "kernels/memory_plan.h"
@@ -177,6 +179,7 @@ TEST(MemoryPlan, TheEstimateIsWhatTheRunnerAllocates) {
     }
 }
 
+#if defined(FOLIO_SIMT)
 // The same arithmetic through the backend: the harness's device has as much memory as a test says.
 class HarnessMemory {
 public:
@@ -207,6 +210,42 @@ TEST(MemoryPlan, TheBackendChecksBeforeUploadingAndSizesThePoolFromWhatIsLeft) {
     const double left = 0.9 * double(size_t(64) << 20) - double(simt::device_bytes_in_use());
     EXPECT_EQ(gpu->plan_kv_blocks(layout, 0, 32), int64_t(left / double(layout.bytes_per_block(2))));
 }
+#else
+// The same through the backend on a real device, whose size the test cannot choose: a utilization too
+// small for anything is refused before any upload, and the pool gets gpu_memory_utilization of the
+// card less everything in use (ours and the CUDA context's).
+DeviceMemory device_memory_now() {
+    size_t free_b = 0, total_b = 0;
+    EXPECT_EQ(cudaMemGetInfo(&free_b, &total_b), cudaSuccess);
+    return {total_b, free_b};
+}
+
+TEST(MemoryPlan, TheBackendChecksBeforeUploadingAndSizesThePoolFromWhatIsLeft) {
+    auto model = test::load_weights_only(test::fixture_path("models/stories260K"));
+    BackendOptions o;
+    o.max_num_batched_tokens = 96;
+    o.max_num_seqs = 8;
+    ASSERT_EQ(cudaFree(nullptr), cudaSuccess);  // the context exists before the first reading
+    const DeviceMemory before = device_memory_now();
+    o.gpu_memory_utilization = 1e-6f;  // ~143 KB of an H200: not even the weights (0.5 MB)
+    try {
+        make_cuda_backend(*model, o);
+        FAIL() << "loaded with gpu_memory_utilization 1e-6";
+    } catch (const Error& e) {
+        const std::string msg = e.what();
+        EXPECT_NE(msg.find("does not fit on "), std::string::npos) << msg;
+        EXPECT_NE(msg.find("(one 512-token sequence)"), std::string::npos) << msg;
+    }
+    // cudaMemGetInfo counts in 2 MiB pages: a refusal may not keep one.
+    EXPECT_LE(int64_t(before.free) - int64_t(device_memory_now().free), int64_t(2) << 20) << "memory stayed allocated after the refusal";
+    o.gpu_memory_utilization = 0.9f;
+    auto gpu = make_cuda_backend(*model, o);
+    const KvLayout layout{model->config.num_layers, model->config.num_kv_heads, model->config.head_dim, 16, 0};
+    const DeviceMemory now = device_memory_now();
+    const double left = 0.9 * double(now.total) - double(now.total - now.free);
+    EXPECT_NEAR(double(gpu->plan_kv_blocks(layout, 0, 32)), std::floor(left / double(layout.bytes_per_block(2))), 1.0);
+}
+#endif
 
 }  // namespace
 }  // namespace folio::cuda

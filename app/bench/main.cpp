@@ -28,6 +28,7 @@ const char* kUsage =
     "       folio-bench --model DIR|dummy:NAME --suite compare [workload] [engine] [--rounds N] [--json]\n"
     "\n"
     "model:    --model DIR|dummy:NAME  [--tokenizer PATH (dummy models)] [--backend auto|cpu|cuda] [--threads N]\n"
+    "          [--cpu-activations exact|int8]  CPU AWQ matmuls: exact (3 int8 parts, default) or plain int8 (~1e-2 of the logit range)\n"
     "workload: --prompts FILE.jsonl     one {\"prompt\": \"...\", \"max_tokens\": N} per line (raw text, no chat template)\n"
     "            [--max-tokens N]       when a line has no max_tokens (default 128)\n"
     "          or synthetic: --num-requests N (default 32) --input-len N|MIN:MAX (128) --output-len N|MIN:MAX (128)\n"
@@ -70,7 +71,7 @@ int run(int argc, char** argv) {
                          {"model", "tokenizer", "backend", "threads", "seed", "prompts", "max-tokens", "num-requests", "input-len",
                           "output-len", "shared-prefix", "temperature", "rate", "concurrency", "batching", "static-batch-size",
                           "prefix-caching", "kv-blocks", "kv-cache-mib", "block-size", "max-num-seqs", "max-batched-tokens",
-                          "dump-outputs", "suite", "rounds", "streams", "prefill-len", "decode-tokens", "bandwidth-mib"},
+                          "dump-outputs", "cpu-activations", "suite", "rounds", "streams", "prefill-len", "decode-tokens", "bandwidth-mib"},
                          {"json", "ignore-eos", "help"});
     if (args.has("help")) {
         std::fputs(kUsage, stdout);
@@ -84,6 +85,9 @@ int run(int argc, char** argv) {
     BackendOptions backend;
     backend.kind = parse_backend_kind(args.get_or("backend", "auto"));
     backend.num_threads = args.get_int("threads", 0);
+    const std::string acts = args.get_or("cpu-activations", "exact");
+    if (acts != "exact" && acts != "int8") throw Error("--cpu-activations takes exact or int8, got '" + acts + "'");
+    backend.cpu_int8_activations = acts == "int8";
 
     EngineOptions engine;
     engine.backend = backend;

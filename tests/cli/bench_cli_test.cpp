@@ -108,6 +108,12 @@ TEST(BenchCli, HumanTableAndSuites) {
     ASSERT_EQ(d["decode"].size(), 2u);
     EXPECT_EQ(d["decode"][1]["streams"], 2);
     EXPECT_GT(d["decode"][1]["tok_s"].get<double>(), 0);
+    // The opt-in int8 activations run the AWQ kernels end to end (their accuracy is tested in engine/cpu).
+    r = bench("--model " + folio::test::fixture_path("models/tiny-awq") +
+                  " --cpu-activations int8 --suite decode --rounds 1 --streams 2 --prefill-len 16 --decode-tokens 4 --bandwidth-mib 16 --json",
+              dir);
+    ASSERT_EQ(r.status, 0) << r.err;
+    EXPECT_GT(nlohmann::json::parse(r.out)["decode"][0]["tok_s"].get<double>(), 0);
     r = bench("--model " + model() + " --suite compare --num-requests 4 --input-len 8 --output-len 4 --static-batch-size 2 --json", dir);
     ASSERT_EQ(r.status, 0) << r.err;
     const auto c = nlohmann::json::parse(r.out);
@@ -121,6 +127,9 @@ TEST(BenchCli, BadArgumentsAndFailedRequestsAreReportedClearly) {
     BenchRun r = bench("--model " + model() + " --batching sideways", dir);
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find("--batching takes continuous or static"), std::string::npos) << r.err;
+    r = bench("--model " + model() + " --cpu-activations fp8", dir);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("--cpu-activations takes exact or int8"), std::string::npos) << r.err;
     r = bench("--model " + model() + " --input-len 5:2", dir);
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find("MAX below MIN"), std::string::npos) << r.err;

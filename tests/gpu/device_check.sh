@@ -137,7 +137,13 @@ export PKG_CONFIG_SYSROOT_DIR=$prefix
 export PKG_CONFIG_LIBDIR=$libdir/pkgconfig:$prefix/usr/share/pkgconfig
 unset PKG_CONFIG_PATH
 pkgconfig=$prefix/usr/bin/pkgconf  # the carried one: the machine may have no pkg-config
-row "dependencies" PASS "$(ls "$deps"/*.deb | wc -l) .debs unpacked into build-device/deps-prefix"
+row "dependencies" PASS "$(ls "$deps"/*.deb | wc -l) .debs unpacked into ${prefix#"$root"/}"
+
+if [ -f "$fixtures/models/stories260K/config.json" ] && [ -f "$fixtures/models/tiny-awq/config.json" ]; then
+  row "fixtures" PASS "$fixtures"
+else  # the device tests and the CLI check fail without them; the benchmarks still run
+  row "fixtures" FAIL "no models/stories260K and models/tiny-awq in $fixtures: cp -r /work/shared/models .fixtures/ and carry .fixtures"
+fi
 
 # ---- 2. configure and build -------------------------------------------------------------------
 gpu_name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)

@@ -5,6 +5,8 @@
 // tokens per sequence, causal, reading the cached prefix and the chunk's own K/V - written to the
 // pool before - through the block table). Softmax in fp32 with the max subtracted; GQA: query head h
 // reads KV head h / (num_heads / num_kv_heads). Supported head_dim: 8, 16, 32, 64, 80, 96, 128, 256.
+// Sliding window (Mistral v0.1's `sliding_window`, as transformers masks it): with window W > 0 the
+// query at position p attends to positions max(0, p - W + 1) .. p only; keys before are never read.
 #include <cstdint>
 
 #include "kernels/common/cuda_compat.h"
@@ -33,12 +35,17 @@ struct DecodeAttention {
     int num_seqs = 0;
     int num_heads = 0;
     float scale = 1.0f;
+    int window = 0;            // sliding window in keys (0: none)
     int partition_size = 512;  // keys per thread block
-    int max_partitions = 1;    // partitions the grid provides for (>= ceil(max seq_len / partition_size))
+    // Partitions the grid provides for: >= decode_attention_partitions(max seq_len, partition_size, window).
+    int max_partitions = 1;
     // Workspace when max_partitions > 1 (decode_attention_workspace_floats() floats).
     float* workspace = nullptr;
 };
 
+// Partitions a sequence of `len` keys needs: its attended span (the last `window` keys when window > 0)
+// split into runs of partition_size.
+int decode_attention_partitions(int len, int partition_size, int window);
 size_t decode_attention_workspace_floats(int num_seqs, int num_heads, int head_dim, int max_partitions);
 void decode_attention(const DecodeAttention& a, const PagedKv& kv, cudaStream_t stream);
 
@@ -49,6 +56,7 @@ struct PrefillAttention {
     int out_stride = 0;
     int num_heads = 0;
     float scale = 1.0f;
+    int window = 0;  // sliding window in keys (0: none)
     // Per sequence (index into the block tables): first query row, query tokens, tokens cached before.
     const int32_t* seq_q_row = nullptr;
     const int32_t* seq_num_q = nullptr;

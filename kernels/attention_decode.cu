@@ -1,8 +1,9 @@
 // Decode attention over paged KV (PagedAttention v2): grid (KV head x head chunk, sequence,
-// partition). A block takes one partition of one sequence's keys for up to 8 query heads of one KV
-// group, so each K/V byte is read once for the whole group. Scores go to shared memory, softmax per
-// head, then P.V with each thread owning 8 dimensions of a value row; when a sequence spans several
-// partitions each writes (max, sum, unnormalised output) and a second kernel merges them.
+// partition). A block takes one partition of one sequence's attended keys (all of them, or the last
+// `window` ones with a sliding window) for up to 8 query heads of one KV group, so each K/V byte is
+// read once for the whole group. Scores go to shared memory, softmax per head, then P.V with each
+// thread owning 8 dimensions of a value row; when a sequence spans several partitions each writes
+// (max, sum, unnormalised output) and a second kernel merges them.
 #include "kernels/attention.h"
 
 #include "kernels/common/device_utils.cuh"
@@ -31,6 +32,13 @@ struct Shape {
     static constexpr int kRowGroups = kThreads / kChunks;      // value rows processed at once
 };
 
+// First key a decode query at position len - 1 attends to.
+__host__ __device__ inline int first_key(int len, int window) { return window > 0 && len > window ? len - window : 0; }
+
+__host__ __device__ inline int num_partitions(int len, int partition_size, int window) {
+    return (len - first_key(len, window) + partition_size - 1) / partition_size;
+}
+
 __host__ __device__ inline size_t decode_smem_floats(int head_dim, int partition_size) {
     const size_t row_groups = size_t(kThreads / (head_dim / 8));
     const size_t logits = size_t(kMaxHeads) * size_t(partition_size);
@@ -49,7 +57,7 @@ __global__ void __launch_bounds__(kThreads) decode_kernel(DecodeAttention a, Pag
     const int s = int(blockIdx.y), p = int(blockIdx.z);
     const int len = a.seq_lens[s];
     const int P = a.partition_size;
-    const int num_parts = (len + P - 1) / P;
+    const int num_parts = num_partitions(len, P, a.window);
     const int tid = int(threadIdx.x);
     __half* out_row = a.out + size_t(a.q_rows[s]) * a.out_stride + size_t(h0) * D;
     if (len <= 0) {  // a padding row of a captured batch
@@ -63,7 +71,7 @@ __global__ void __launch_bounds__(kThreads) decode_kernel(DecodeAttention a, Pag
         return;
     }
     if (p >= num_parts) return;
-    const int start = p * P;
+    const int start = first_key(len, a.window) + p * P;  // keys before the window are never read
     const int n = min(P, len - start);
 
     float* q_s = dynamic_smem<float>();        // [kMaxHeads][D], pre-scaled
@@ -192,7 +200,7 @@ __global__ void __launch_bounds__(kThreads) decode_kernel(DecodeAttention a, Pag
 __global__ void __launch_bounds__(kThreads) decode_reduce_kernel(DecodeAttention a, int head_dim) {
     const int h = int(blockIdx.x), s = int(blockIdx.y);
     const int len = a.seq_lens[s];
-    const int num_parts = (len + a.partition_size - 1) / a.partition_size;
+    const int num_parts = num_partitions(len, a.partition_size, a.window);
     if (num_parts <= 1 || num_parts > a.max_partitions) return;  // done by the first kernel
     const size_t part_stride = size_t(a.max_partitions);
     const size_t sh = size_t(s) * a.num_heads + size_t(h);
@@ -227,6 +235,10 @@ void launch_decode(const DecodeAttention& a, const PagedKv& kv, cudaStream_t str
 
 bool attention_supports_head_dim(int d) {
     return d == 8 || d == 16 || d == 32 || d == 64 || d == 80 || d == 96 || d == 128 || d == 256;
+}
+
+int decode_attention_partitions(int len, int partition_size, int window) {
+    return len <= 0 ? 0 : num_partitions(len, partition_size, window);
 }
 
 size_t decode_attention_workspace_floats(int num_seqs, int num_heads, int head_dim, int max_partitions) {

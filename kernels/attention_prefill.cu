@@ -2,7 +2,8 @@
 // (attention_prefill_mma.cu) does not take: grid (query tile, head). A block holds a tile of query rows of one
 // sequence for one head and walks the keys it may see in steps of 16 (flash-attention style online
 // softmax, fp32 on CUDA cores), reading every key - cached prefix and the chunk's own, already
-// written to the pool - through the block table. Causal: the query at position p sees keys 0..p.
+// written to the pool - through the block table. Causal: the query at position p sees keys 0..p
+// (p - window + 1 .. p with a sliding window).
 #include "kernels/attention.h"
 #include "kernels/attention_prefill_mma.h"
 
@@ -63,7 +64,10 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_kernel(PrefillAttention a
     const int32_t* table = kv.block_tables + size_t(s) * kv.max_blocks_per_seq;
     const int bs = kv.block_size;
     const int last_key = before + q0 + rows - 1;  // the tile's last row sees the most keys
-    for (int k0 = 0; k0 <= last_key; k0 += kKeysPerTile) {
+    // With a sliding window the first row's window starts first; earlier keys are never read.
+    const int first_key = a.window > 0 ? max(0, before + q0 - a.window + 1) : 0;
+    const int oldest = a.window > 0 ? my_pos - a.window + 1 : 0;  // this row's first visible key
+    for (int k0 = first_key; k0 <= last_key; k0 += kKeysPerTile) {
         __syncthreads();  // the previous tile's K/V/P are no longer read
         for (int c = tid; c < kKeysPerTile * (D / 8); c += kThreads) {
             const int key = c / (D / 8), piece = c % (D / 8);
@@ -92,7 +96,7 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_kernel(PrefillAttention a
             const int key = t * S::kKeysPerThread + j;
             float dot = 0.0f;
             for (int d = 0; d < D; ++d) dot += q_s[r * S::kQStride + d] * k_s[key * S::kKStride + d];
-            sc[j] = (k0 + key <= my_pos) ? dot : -INFINITY;
+            sc[j] = (k0 + key <= my_pos && k0 + key >= oldest) ? dot : -INFINITY;
             tile_max = fmaxf(tile_max, sc[j]);
         }
         FOLIO_UNROLL

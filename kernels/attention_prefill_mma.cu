@@ -58,8 +58,11 @@ __global__ void __launch_bounds__(kThreads) prefill_mma_kernel(PrefillAttention 
     float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};
     const int pos[2] = {before + q0 + warp * 16 + g, before + q0 + warp * 16 + g + 8};  // this lane's two rows
     const int last_key = before + q0 + rows - 1;
+    // Sliding window: key tiles start at the first row's oldest visible key; each row masks its own.
+    const int first_key = a.window > 0 ? max(0, before + q0 - a.window + 1) : 0;
+    const int oldest[2] = {a.window > 0 ? pos[0] - a.window + 1 : 0, a.window > 0 ? pos[1] - a.window + 1 : 0};
 
-    for (int k0 = 0; k0 <= last_key; k0 += kKeys) {
+    for (int k0 = first_key; k0 <= last_key; k0 += kKeys) {
         __syncthreads();  // everyone is done with the previous K/V tile
         for (int c = tid; c < kKeys * (D / 8); c += kThreads) {
             const int key = c / (D / 8), piece = c % (D / 8);
@@ -90,13 +93,13 @@ __global__ void __launch_bounds__(kThreads) prefill_mma_kernel(PrefillAttention 
                 ptx::mma_m16n8k16_f16(sc[2 * nj + 1], qf[kk], b1, sc[2 * nj + 1]);
             }
         }
-        // Scale and causal mask; accumulator e holds row g (e < 2) or g + 8, key 8i + 2t + (e & 1).
+        // Scale, causal and window mask; accumulator e holds row g (e < 2) or g + 8, key 8i + 2t + (e & 1).
         FOLIO_UNROLL
         for (int i = 0; i < kKeys / 8; ++i)
             FOLIO_UNROLL
             for (int e = 0; e < 4; ++e) {
                 const int key = k0 + i * 8 + 2 * t + (e & 1);
-                sc[i][e] = key <= pos[e / 2] ? sc[i][e] * a.scale : -INFINITY;
+                sc[i][e] = key <= pos[e / 2] && key >= oldest[e / 2] ? sc[i][e] * a.scale : -INFINITY;
             }
         // Online softmax, per row over the lane quad that holds it.
         FOLIO_UNROLL

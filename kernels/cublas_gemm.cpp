@@ -13,8 +13,6 @@ void check_cublas(cublasStatus_t s, const char* what) {
         throw Error(std::string("cuBLAS error in ") + what + ": " + cublasGetStatusName(s) + " (" + cublasGetStatusString(s) + ")");
 }
 
-constexpr size_t kWorkspaceBytes = size_t(32) << 20;
-
 }  // namespace
 
 CublasGemm::CublasGemm() : workspace_(kWorkspaceBytes, "cuBLAS workspace") {

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <unordered_set>
 
 #include "engine/model/model.h"
 #include "kernels/attention.h"
@@ -13,6 +14,8 @@
 #include "kernels/device_buffer.h"
 #include "kernels/device_model.h"
 #include "kernels/gpu_monitor.h"
+#include "kernels/linear_runner.h"
+#include "kernels/memory_plan.h"
 #include "kernels/model_runner.h"
 #include "kernels/rope_kv.h"
 #include "kernels/step_inputs.h"
@@ -22,26 +25,10 @@ namespace folio {
 namespace cuda {
 namespace {
 
-// Sizes for messages: GB with one decimal, or MB below a gigabyte.
-std::string gb(double bytes) {
-    char buf[32];
-    if (bytes >= 1e9) std::snprintf(buf, sizeof(buf), "%.1f GB", bytes / 1e9);
-    else std::snprintf(buf, sizeof(buf), "%.0f MB", bytes / 1e6);
-    return buf;
-}
-
-// Device bytes the weights will take (fp16 dense, AWQ as stored), before uploading any.
-uint64_t estimate_weight_bytes(const Model& model) {
-    auto lin = [](const Linear& l) -> uint64_t {
-        if (l.kind == Linear::Kind::Awq) return uint64_t(l.in) * l.out / 2 + uint64_t(l.in / l.awq.group_size) * l.out * 5 / 2;
-        return uint64_t(l.in) * l.out * 2;
-    };
-    const ModelWeights& w = model.weights;
-    uint64_t b = uint64_t(w.embed_tokens.numel()) * 2;
-    for (const auto& L : w.layers)
-        for (const Linear* l : {&L.q_proj, &L.k_proj, &L.v_proj, &L.o_proj, &L.gate_proj, &L.up_proj, &L.down_proj}) b += lin(*l);
-    if (!(w.lm_head.kind == Linear::Kind::Dense && w.lm_head.dense.data == w.embed_tokens.data)) b += lin(w.lm_head);
-    return b;
+DeviceMemory device_memory() {
+    size_t free_b = 0, total_b = 0;
+    check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
+    return {total_b, free_b};
 }
 
 int env_int(const char* name, int fallback) {
@@ -111,24 +98,38 @@ CudaBackend::CudaBackend(const Model& model, const BackendOptions& options) : mo
     monitor_ = std::make_unique<GpuMonitor>(options.device);
     pairs_done_ = std::make_unique<Event>();
 
-    size_t free_b = 0, total_b = 0;
-    check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
-    const uint64_t need = estimate_weight_bytes(model);
-    if (need > free_b)
-        throw Error("the model does not fit on " + device_name_ + ": weights " + gb(double(need)) + " > " + gb(double(free_b)) +
-                    " free of " + gb(double(total_b)) + "; free GPU memory or use a smaller or AWQ-quantised model");
-    weights_ = upload_model(model, s(), options.progress);
-
     rc_.max_seqs = std::max(1, options.max_num_seqs);
     rc_.max_tokens = std::max(std::max(1, options.max_num_batched_tokens), rc_.max_seqs);
     rc_.max_model_len = std::max(1, model.context_length());
     rc_.partition_size = env_int("FOLIO_CUDA_PARTITION_SIZE", 512);
+    if (rc_.partition_size < 16 || rc_.partition_size > 2048)
+        throw Error("FOLIO_CUDA_PARTITION_SIZE must be between 16 and 2048 keys, not " + std::to_string(rc_.partition_size));
+    rc_.sliding_window = attention_window(model.config);
     rc_.policy = LinearPolicy::from_environment();
-    runner_ = std::make_unique<ModelRunner>(model.config, weights_, rc_, sm_count_);
-    sampled_dev_ = DeviceBuffer<int32_t>(size_t(rc_.max_seqs), "sampled ids");
-    sampled_host_ = PinnedBuffer<int32_t>(size_t(rc_.max_seqs));
     if (const char* g = std::getenv("FOLIO_CUDA_GRAPHS"); g && std::string(g) == "0") options_.cuda_graphs = false;
-    profile_activations();
+
+    // Before a byte is uploaded: weights, step buffers and one full-context sequence's KV must fit.
+    MemoryNeed need;
+    need.weights = device_weight_bytes(model);
+    need.activations = ModelRunner::buffer_bytes(model.config, rc_, rc_.max_model_len) +
+                       LinearRunner::fixed_workspace_bytes(largest_fused_awq_elems(model), rc_.max_tokens, rc_.policy);
+    need.min_kv = kv_bytes_for_tokens(model, rc_.max_model_len);
+    need.min_kv_what = "one " + std::to_string(rc_.max_model_len) + "-token sequence";
+    const DeviceMemory before = device_memory();
+    check_fits(device_name_, need, before, options.gpu_memory_utilization, 0);
+    try {
+        weights_ = upload_model(model, s(), options.progress);
+        runner_ = std::make_unique<ModelRunner>(model.config, weights_, rc_, sm_count_);
+        sampled_dev_ = DeviceBuffer<int32_t>(size_t(rc_.max_seqs), "sampled ids");
+        sampled_host_ = PinnedBuffer<int32_t>(size_t(rc_.max_seqs));
+        profile_activations();
+    } catch (const DeviceOutOfMemory& e) {
+        // Someone else took memory meanwhile, or the estimate fell short: say what was being loaded.
+        throw Error(std::string(e.what()) + " while loading the model onto " + device_name_ + ": it needs weights " +
+                    gb(double(need.weights)) + " + activations about " + gb(double(need.activations)) + "; " +
+                    gb(double(before.free)) + " of " + gb(double(before.total)) +
+                    " were free before loading. Free GPU memory, lower max_num_batched_tokens / max_num_seqs or use a smaller model");
+    }
 }
 
 // Runs the largest step once on a one-block pool: every kernel module gets loaded and every
@@ -196,40 +197,19 @@ void CudaBackend::set_pools(const KvLayout& layout, int max_context) {
     pool_ptrs_ = DeviceBuffer<__half*>(all.size(), "KV pool table");
     check(cudaMemcpy(pool_ptrs_.get(), all.data(), all.size() * sizeof(__half*), cudaMemcpyHostToDevice), "cudaMemcpy");
     runner_->set_kv(layout, kp, vp, max_context);
-    StepCapacity cap;
-    cap.max_tokens = rc_.max_tokens;
-    cap.max_seqs = rc_.max_seqs;
-    cap.max_blocks_per_seq = (max_context + layout.block_size - 1) / layout.block_size;
-    cap.max_tiles = rc_.max_tokens / tile_rows() + rc_.max_seqs;
-    cap.max_penalty_ids = int(std::min<int64_t>(int64_t(rc_.max_seqs) * std::min(model_.config.vocab_size, rc_.max_model_len),
-                                                 int64_t(1) << 22));
     inputs_.reset();
-    inputs_ = std::make_unique<StepInputs>(cap);
+    inputs_ = std::make_unique<StepInputs>(
+        step_capacity(rc_.max_tokens, rc_.max_seqs, max_context, layout.block_size, tile_rows(), model_.config.vocab_size));
     check(cudaStreamSynchronize(s()), "KV allocation");
 }
 
 int64_t CudaBackend::plan_kv_blocks(const KvLayout& layout, uint64_t budget_bytes, int64_t min_blocks) const {
-    size_t free_b = 0, total_b = 0;
-    check(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
-    const double util = options_.gpu_memory_utilization;
-    // As vLLM: the pool gets gpu_memory_utilization of the device minus everything already in use
-    // (weights, activations, workspaces, the CUDA context, other processes).
-    const double used = double(total_b - free_b);
-    const double usable = double(total_b) * util - used;
-    const uint64_t per_block = kv_bytes_per_block(layout);
-    int64_t blocks = usable > 0 ? int64_t(usable / double(per_block)) : 0;
-    if (budget_bytes > 0) blocks = std::min<int64_t>(blocks, int64_t(budget_bytes / per_block));
-    if (blocks < min_blocks) {
-        const double ours = double(weights_.bytes + runner_->activation_bytes());
-        throw Error("the model does not fit on " + device_name_ + ": weights " + gb(double(weights_.bytes)) + " + activations " +
-                    gb(double(runner_->activation_bytes())) + " + minimum KV cache " + gb(double(min_blocks) * double(per_block)) +
-                    " (" + std::to_string(min_blocks) + " blocks) > " + gb(double(total_b) * util - std::max(0.0, used - ours)) +
-                    " usable (" + std::to_string(int(std::lround(util * 100))) + "% of " + gb(double(total_b)) + ", " +
-                    gb(std::max(0.0, used - ours)) +
-                    " held by the CUDA context and other processes); free GPU memory, raise gpu_memory_utilization, "
-                    "shorten the context or use a smaller model");
-    }
-    return blocks;
+    MemoryNeed need;
+    need.weights = weights_.bytes;
+    need.activations = runner_->activation_bytes();
+    need.min_kv_what = std::to_string(min_blocks) + " blocks of " + std::to_string(layout.block_size) + " tokens";
+    return plan_kv_pool(device_name_, need, device_memory(), options_.gpu_memory_utilization, kv_bytes_per_block(layout), budget_bytes,
+                        min_blocks);
 }
 
 void CudaBackend::allocate_kv(const KvLayout& layout) {
@@ -278,6 +258,9 @@ void CudaBackend::forward_and_sample(const ForwardBatch& batch, const std::vecto
     if (!inputs_) throw Error("CUDA backend: forward() before allocate_kv()");
     const int S = int(batch.seqs.size());
     const int R = batch.num_logit_rows();
+    // Very many penalised ids (hundreds of long conversations with penalties): the step's id list
+    // would overflow its buffer, so this step samples on the host (the same tokens, only slower).
+    if (penalty_ids_bound(rows) > inputs_->capacity().max_penalty_ids) return Backend::forward_and_sample(batch, rows, sampled);
     bool graph = options_.cuda_graphs && S > 0 && R == S && S <= rc_.max_seqs;
     int width = 0;
     for (const auto& sq : batch.seqs) {
@@ -316,6 +299,16 @@ void CudaBackend::copy_blocks(const std::vector<std::pair<int32_t, int32_t>>& sr
         if (a < 0 || b < 0 || a >= layout_.num_blocks || b >= layout_.num_blocks)
             throw Error("CUDA backend: copy_blocks with a block outside the pool (" + std::to_string(a) + " -> " +
                         std::to_string(b) + ")");
+    // All pairs are copied at once: a block written by one pair must be no other pair's source or
+    // destination (copy-on-write always copies into fresh blocks).
+    std::unordered_set<int32_t> written;
+    for (const auto& [a, b] : src_dst) {
+        if (a == b) throw Error("CUDA backend: copy_blocks copies block " + std::to_string(a) + " onto itself");
+        if (!written.insert(b).second) throw Error("CUDA backend: copy_blocks writes block " + std::to_string(b) + " twice in one call");
+    }
+    for (const auto& [a, b] : src_dst)
+        if (written.count(a))
+            throw Error("CUDA backend: copy_blocks reads block " + std::to_string(a) + " that the same call overwrites");
     check(cudaEventSynchronize(pairs_done_->get()), "copy_blocks");  // the previous copy has read the pinned pairs
     if (pairs_host_.size() < 2 * src_dst.size()) {
         pairs_host_ = PinnedBuffer<int32_t>(2 * src_dst.size());

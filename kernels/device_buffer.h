@@ -12,6 +12,12 @@ namespace folio::cuda {
 
 inline std::string mib(size_t bytes) { return std::to_string((bytes + (1 << 20) - 1) >> 20) + " MiB"; }
 
+// A device allocation failed: the backend adds what it was loading and the sizes involved.
+class DeviceOutOfMemory : public Error {
+public:
+    using Error::Error;
+};
+
 template <class T>
 class DeviceBuffer {
 public:
@@ -23,8 +29,10 @@ public:
         if (e != cudaSuccess) {
             ptr_ = nullptr;
             cudaGetLastError();
-            throw Error(std::string("CUDA: cannot allocate ") + mib(count * sizeof(T)) + " for " + what + " (" +
-                        cudaGetErrorString(e) + ")");
+            const std::string msg = std::string("CUDA: cannot allocate ") + mib(count * sizeof(T)) + " for " + what + " (" +
+                                    cudaGetErrorString(e) + ")";
+            if (e == cudaErrorMemoryAllocation) throw DeviceOutOfMemory(msg);
+            throw Error(msg);
         }
     }
     ~DeviceBuffer() { reset(); }

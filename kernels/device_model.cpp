@@ -1,6 +1,8 @@
 #include "kernels/device_model.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstring>
 
 #include "engine/cpu/ops.h"
 #include "engine/model/model.h"
@@ -15,11 +17,17 @@ namespace {
 class Uploader {
 public:
     Uploader(cudaStream_t stream, size_t total_bytes, const std::function<void(float)>& progress)
-        : stream_(stream), total_(total_bytes ? total_bytes : 1), progress_(progress), staging_(kChunk, "weight upload staging") {}
+        : stream_(stream),
+          total_(total_bytes ? total_bytes : 1),
+          progress_(progress),
+          staging_(kChunk, "weight upload staging"),
+          overflow_(1, "weight upload staging") {}
 
-    void to_half(const void* src, DType dtype, int64_t n, __half* dst) {
+    // `name` (the checkpoint tensor) is for the error when bf16/fp32 values do not fit in fp16.
+    void to_half(const void* src, DType dtype, int64_t n, __half* dst, const std::string& name) {
         const size_t esize = dtype_size(dtype);
         const int64_t per_chunk = int64_t(kChunk / esize);
+        if (dtype != DType::F16) check(cudaMemsetAsync(overflow_.get(), 0, sizeof(HalfOverflow), stream_), "weight upload");
         for (int64_t off = 0; off < n; off += per_chunk) {
             const int64_t cnt = std::min(per_chunk, n - off);
             const auto* s = static_cast<const unsigned char*>(src) + size_t(off) * esize;
@@ -27,12 +35,25 @@ public:
                 check(cudaMemcpyAsync(dst + off, s, size_t(cnt) * 2, cudaMemcpyHostToDevice, stream_), "weight upload");
             } else {
                 check(cudaMemcpyAsync(staging_.get(), s, size_t(cnt) * esize, cudaMemcpyHostToDevice, stream_), "weight upload");
-                convert_to_half(staging_.get(), dtype, dst + off, cnt, stream_);
+                convert_to_half(staging_.get(), dtype, dst + off, cnt, stream_, overflow_.get());
             }
             // The staging buffer is reused by the next chunk: finish this one first.
             check(cudaStreamSynchronize(stream_), "weight upload");
             advance(size_t(cnt) * esize);
         }
+        if (dtype == DType::F16) return;
+        HalfOverflow o;
+        check(cudaMemcpy(&o, overflow_.get(), sizeof(o), cudaMemcpyDeviceToHost), "weight upload");
+        if (o.count == 0) return;
+        float largest = 0;
+        std::memcpy(&largest, &o.max_abs_bits, sizeof(largest));
+        char buf[64];
+        std::snprintf(buf, sizeof(buf), "%.4g", double(largest));
+        // Infinite weights would turn every activation they touch into inf/NaN: refuse, never clamp silently.
+        throw Error("CUDA backend: " + name + " (" + std::string(dtype_name(dtype)) + ") holds " + std::to_string(o.count) +
+                    " value(s) beyond fp16's range (largest magnitude " + buf +
+                    ", fp16 ends at 65504); the CUDA backend keeps weights in fp16, where they would become "
+                    "infinities. Use an fp16 or AWQ export of this model, or run it with --backend cpu (fp32)");
     }
 
     // Copies `rows` rows of `row_bytes` from a packed host matrix into columns of a wider device one.
@@ -57,6 +78,7 @@ private:
     size_t done_ = 0;
     std::function<void(float)> progress_;
     DeviceBuffer<unsigned char> staging_;
+    DeviceBuffer<HalfOverflow> overflow_;
 };
 
 size_t linear_bytes(const Linear& l) {
@@ -71,8 +93,10 @@ std::string describe(const std::vector<const Linear*>& parts) {
     return s;
 }
 
-// One device matrix from several nn.Linear of the same input, outputs side by side.
-DeviceLinear upload_fused(const std::vector<const Linear*>& parts, const char* name, Uploader& up) {
+// One device matrix from several nn.Linear of the same input, outputs side by side; `names` are the
+// parts' checkpoint names (for messages).
+DeviceLinear upload_fused(const std::vector<const Linear*>& parts, const std::vector<std::string>& names, const char* name,
+                          Uploader& up) {
     DeviceLinear d;
     d.kind = parts[0]->kind == Linear::Kind::Awq ? DeviceLinear::Kind::Awq : DeviceLinear::Kind::Dense;
     d.in = parts[0]->in;
@@ -87,8 +111,9 @@ DeviceLinear upload_fused(const std::vector<const Linear*>& parts, const char* n
         d.weight = DeviceBuffer<__half>(size_t(d.out) * d.in, name);
         d.dense = d.weight.get();
         int row = 0;
-        for (const Linear* p : parts) {
-            up.to_half(p->dense.data, p->dense.dtype, int64_t(p->out) * p->in, d.weight.get() + size_t(row) * d.in);
+        for (size_t i = 0; i < parts.size(); ++i) {
+            const Linear* p = parts[i];
+            up.to_half(p->dense.data, p->dense.dtype, int64_t(p->out) * p->in, d.weight.get() + size_t(row) * d.in, names[i] + ".weight");
             row += p->out;
         }
         return d;
@@ -148,6 +173,26 @@ void check_model_supported(const Model& model) {
     check_linear(model.weights.lm_head, "lm_head");
 }
 
+size_t largest_fused_awq_elems(const Model& model) {
+    size_t largest = 0;
+    auto fused = [&](const std::vector<const Linear*>& parts) {
+        size_t out = 0;
+        for (const Linear* p : parts) {
+            if (p->kind != Linear::Kind::Awq) return;
+            out += size_t(p->out);
+        }
+        largest = std::max(largest, size_t(parts[0]->in) * out);
+    };
+    for (const LayerWeights& L : model.weights.layers) {
+        fused({&L.q_proj, &L.k_proj, &L.v_proj});
+        fused({&L.o_proj});
+        fused({&L.gate_proj, &L.up_proj});
+        fused({&L.down_proj});
+    }
+    fused({&model.weights.lm_head});
+    return largest;
+}
+
 DeviceModel upload_model(const Model& model, cudaStream_t stream, const std::function<void(float)>& progress) {
     check_model_supported(model);
     const ModelConfig& c = model.config;
@@ -162,16 +207,18 @@ DeviceModel upload_model(const Model& model, cudaStream_t stream, const std::fun
 
     DeviceModel d;
     d.embed = DeviceBuffer<__half>(size_t(w.embed_tokens.numel()), "embed_tokens");
-    up.to_half(w.embed_tokens.data, w.embed_tokens.dtype, w.embed_tokens.numel(), d.embed.get());
+    up.to_half(w.embed_tokens.data, w.embed_tokens.dtype, w.embed_tokens.numel(), d.embed.get(), "model.embed_tokens.weight");
     for (size_t i = 0; i < w.layers.size(); ++i) {
         const LayerWeights& L = w.layers[i];
+        const std::string p = "model.layers." + std::to_string(i) + ".";
         DeviceLayer dl;
         dl.input_norm = upload_norm(L.input_norm, "input_layernorm", up);
         dl.post_norm = upload_norm(L.post_attention_norm, "post_attention_layernorm", up);
-        dl.qkv = upload_fused({&L.q_proj, &L.k_proj, &L.v_proj}, "q/k/v_proj", up);
-        dl.o_proj = upload_fused({&L.o_proj}, "o_proj", up);
-        dl.gate_up = upload_fused({&L.gate_proj, &L.up_proj}, "gate/up_proj", up);
-        dl.down = upload_fused({&L.down_proj}, "down_proj", up);
+        dl.qkv = upload_fused({&L.q_proj, &L.k_proj, &L.v_proj},
+                              {p + "self_attn.q_proj", p + "self_attn.k_proj", p + "self_attn.v_proj"}, "q/k/v_proj", up);
+        dl.o_proj = upload_fused({&L.o_proj}, {p + "self_attn.o_proj"}, "o_proj", up);
+        dl.gate_up = upload_fused({&L.gate_proj, &L.up_proj}, {p + "mlp.gate_proj", p + "mlp.up_proj"}, "gate/up_proj", up);
+        dl.down = upload_fused({&L.down_proj}, {p + "mlp.down_proj"}, "down_proj", up);
         d.layers.push_back(std::move(dl));
     }
     d.final_norm = upload_norm(w.final_norm, "norm", up);
@@ -181,21 +228,16 @@ DeviceModel upload_model(const Model& model, cudaStream_t stream, const std::fun
         d.lm_head.out = c.vocab_size;
         d.lm_head.dense = d.embed.get();
     } else {
-        d.lm_head = upload_fused({&w.lm_head}, "lm_head", up);
+        d.lm_head = upload_fused({&w.lm_head}, {"lm_head"}, "lm_head", up);
     }
     const std::vector<float> inv = cpu::rope_inv_freq(c);
     d.inv_freq = DeviceBuffer<float>(inv.size(), "rope inv_freq");
     up.bytes(d.inv_freq.get(), inv.data(), inv.size() * sizeof(float));
 
     d.bytes = d.embed.bytes() + d.final_norm.bytes() + d.lm_head.bytes() + d.inv_freq.bytes();
-    auto note_awq = [&](const DeviceLinear& l) {
-        if (l.kind == DeviceLinear::Kind::Awq) d.largest_awq_elems = std::max(d.largest_awq_elems, size_t(l.in) * l.out);
-    };
-    for (const auto& l : d.layers) {
+    for (const auto& l : d.layers)
         d.bytes += l.input_norm.bytes() + l.post_norm.bytes() + l.qkv.bytes() + l.o_proj.bytes() + l.gate_up.bytes() + l.down.bytes();
-        for (const DeviceLinear* x : {&l.qkv, &l.o_proj, &l.gate_up, &l.down}) note_awq(*x);
-    }
-    note_awq(d.lm_head);
+    d.largest_awq_elems = largest_fused_awq_elems(model);
     check(cudaStreamSynchronize(stream), "weight upload");
     return d;
 }

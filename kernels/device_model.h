@@ -53,6 +53,9 @@ struct DeviceModel {
 // Checks that the kernels support the model's shapes; throws folio::Error naming what is not.
 void check_model_supported(const Model& model);
 
+// in * out of the largest AWQ matrix as upload_model fuses them (the dequantisation workspace).
+size_t largest_fused_awq_elems(const Model& model);
+
 // Uploads (and converts, fuses) every weight; `progress` gets 0..1 by bytes.
 DeviceModel upload_model(const Model& model, cudaStream_t stream, const std::function<void(float)>& progress);
 

@@ -24,6 +24,15 @@ LinearPolicy LinearPolicy::from_environment() {
     return p;
 }
 
+namespace {
+
+[[maybe_unused]] bool uses_cublas(const LinearPolicy& p) { return p.use_cublas || p.awq_dequant_min_rows > 0; }
+[[maybe_unused]] bool dequantises(const LinearPolicy& p, int max_rows) {
+    return p.awq_dequant_min_rows > 0 && max_rows >= p.awq_dequant_min_rows;
+}
+
+}  // namespace
+
 LinearRunner::LinearRunner(const DeviceModel& model, int max_rows, int sm_count, LinearPolicy policy)
     : sm_count_(sm_count), policy_(policy) {
 #if defined(FOLIO_SIMT)
@@ -53,9 +62,18 @@ LinearRunner::LinearRunner(const DeviceModel& model, int max_rows, int sm_count,
     counters_ = DeviceBuffer<int>(size_t(std::max(counters, 1)), "split-K counters");
     check(cudaMemset(counters_.get(), 0, counters_.bytes()), "cudaMemset");
 #if !defined(FOLIO_SIMT)
-    if (policy_.use_cublas || policy_.awq_dequant_min_rows > 0) cublas_ = std::make_unique<CublasGemm>();
-    if (policy_.awq_dequant_min_rows > 0 && max_rows >= policy_.awq_dequant_min_rows && model.largest_awq_elems > 0)
+    if (uses_cublas(policy_)) cublas_ = std::make_unique<CublasGemm>();
+    if (dequantises(policy_, max_rows) && model.largest_awq_elems > 0)
         dequantized_ = DeviceBuffer<__half>(model.largest_awq_elems, "AWQ dequantisation workspace");
+#endif
+}
+
+size_t LinearRunner::fixed_workspace_bytes(size_t largest_awq_elems, int max_rows, const LinearPolicy& policy) {
+#if defined(FOLIO_SIMT)
+    (void)largest_awq_elems, (void)max_rows, (void)policy;
+    return 0;
+#else
+    return (uses_cublas(policy) ? CublasGemm::kWorkspaceBytes : 0) + (dequantises(policy, max_rows) ? largest_awq_elems * 2 : 0);
 #endif
 }
 

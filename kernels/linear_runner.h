@@ -36,6 +36,9 @@ public:
     void run(const DeviceLinear& w, const __half* x, int m, void* y, bool out_fp32, cudaStream_t stream);
 
     size_t workspace_bytes() const;
+    // The workspaces whose size does not depend on the device (AWQ dequantisation, cuBLAS); the
+    // split-K scratch (a few MiB) comes on top.
+    static size_t fixed_workspace_bytes(size_t largest_awq_elems, int max_rows, const LinearPolicy& policy);
     const LinearPolicy& policy() const { return policy_; }
 
 private:

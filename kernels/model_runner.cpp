@@ -27,15 +27,47 @@ ModelRunner::ModelRunner(const ModelConfig& config, const DeviceModel& model, co
     logits_ = DeviceBuffer<float>(S * size_t(config.vocab_size), "logits");
 }
 
+namespace {
+
+// Decode-attention partitions for a context of `keys` (graphs size the grid for the widest table).
+int partitions_for(int keys, const RunnerConfig& rc) {
+    return decode_attention_partitions(std::max(1, keys), rc.partition_size, rc.sliding_window);
+}
+
+}  // namespace
+
+size_t ModelRunner::buffer_bytes(const ModelConfig& c, const RunnerConfig& rc, int max_context) {
+    const size_t T = size_t(rc.max_tokens), S = size_t(rc.max_seqs);
+    const size_t H = size_t(c.hidden_size), I = size_t(c.intermediate_size);
+    const size_t qkv = size_t(c.num_heads + 2 * c.num_kv_heads) * size_t(c.head_dim);
+    const size_t q = size_t(c.num_heads) * size_t(c.head_dim);
+    const int width = (max_context + rc.block_size - 1) / rc.block_size;
+    const size_t workspace =
+        std::max<size_t>(decode_attention_workspace_floats(rc.max_seqs, c.num_heads, c.head_dim, partitions_for(width * rc.block_size, rc)), 1);
+    return T * H * 4                 // residual (fp32)
+           + T * H * 2               // normed
+           + T * qkv * 2             // qkv
+           + T * q * 2               // attn
+           + T * H * 2               // proj
+           + T * 2 * I * 2           // gate_up
+           + T * I * 2               // act
+           + S * H * 2               // final
+           + S * size_t(c.vocab_size) * 4  // logits (fp32)
+           + workspace * 4;
+}
+
 size_t ModelRunner::activation_bytes() const {
     return residual_.bytes() + normed_.bytes() + qkv_.bytes() + attn_.bytes() + proj_.bytes() + gate_up_.bytes() +
            act_.bytes() + final_.bytes() + logits_.bytes() + attn_workspace_.bytes() + linear_.workspace_bytes();
 }
 
-int ModelRunner::decode_partitions(int table_width) const {
-    const int keys = std::max(1, table_width * layout_.block_size);
-    return (keys + rc_.partition_size - 1) / rc_.partition_size;
+int attention_window(const ModelConfig& config) {
+    if (config.architecture != "MistralForCausalLM" || !config.sliding_window) return 0;
+    // A window that covers the whole context changes nothing: keep the plain (cheaper) path.
+    return *config.sliding_window >= config.max_position_embeddings ? 0 : *config.sliding_window;
 }
+
+int ModelRunner::decode_partitions(int table_width) const { return partitions_for(table_width * layout_.block_size, rc_); }
 
 void ModelRunner::set_kv(const KvLayout& layout, const std::vector<__half*>& k, const std::vector<__half*>& v, int max_context) {
     layout_ = layout;
@@ -81,6 +113,7 @@ void ModelRunner::forward(const StepInputs& in, const StepCounts& c, cudaStream_
             a.num_seqs = c.num_decode;
             a.num_heads = cfg.num_heads;
             a.scale = scale;
+            a.window = rc_.sliding_window;
             a.partition_size = rc_.partition_size;
             a.max_partitions = decode_partitions(c.table_width);
             a.workspace = attn_workspace_.get();
@@ -95,6 +128,7 @@ void ModelRunner::forward(const StepInputs& in, const StepCounts& c, cudaStream_
             a.out_stride = q_width;
             a.num_heads = cfg.num_heads;
             a.scale = scale;
+            a.window = rc_.sliding_window;
             a.seq_q_row = in.d_prefill_q_row();
             a.seq_num_q = in.d_prefill_num_q();
             a.seq_context_before = in.d_prefill_before();

@@ -22,8 +22,13 @@ struct RunnerConfig {
     int max_model_len = 2048;   // tokens of one sequence
     int block_size = 16;
     int partition_size = 512;   // decode attention keys per thread block
+    int sliding_window = 0;     // attention_window(config)
     LinearPolicy policy;
 };
+
+// The attention window the model was trained with: Mistral's `sliding_window` (transformers applies
+// it for MistralForCausalLM only; Llama ignores the field), or 0 when every earlier key is attended.
+int attention_window(const ModelConfig& config);
 
 class ModelRunner {
 public:
@@ -39,7 +44,12 @@ public:
 
     float* logits() const { return logits_.get(); }
     int vocab() const { return config_.vocab_size; }
+    // Bytes of every step buffer and workspace this runner holds (the linears' included).
     size_t activation_bytes() const;
+    // Bytes of the step buffers a runner allocates for these limits and a longest context of
+    // max_context (the decode attention workspace grows with it); the linears' workspaces excluded.
+    static size_t buffer_bytes(const ModelConfig& config, const RunnerConfig& rc, int max_context);
+    size_t linear_workspace_bytes() const { return linear_.workspace_bytes(); }
     const RunnerConfig& config() const { return rc_; }
     // Decode-attention partitions for a block-table width (grid size; graphs use it as a constant).
     int decode_partitions(int table_width) const;

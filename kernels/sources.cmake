@@ -25,6 +25,7 @@ set(FOLIO_CUDA_HOST_SOURCES
   ${_k}/device_model.cpp
   ${_k}/gpu_monitor.cpp
   ${_k}/linear_runner.cpp
+  ${_k}/memory_plan.cpp
   ${_k}/model_runner.cpp
   ${_k}/step_inputs.cpp
 )

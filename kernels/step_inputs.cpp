@@ -9,6 +9,35 @@
 
 namespace folio::cuda {
 
+StepCapacity step_capacity(int max_tokens, int max_seqs, int max_context, int block_size, int tile_rows, int vocab) {
+    StepCapacity cap;
+    cap.max_tokens = max_tokens;
+    cap.max_seqs = max_seqs;
+    cap.max_blocks_per_seq = (max_context + block_size - 1) / block_size;
+    // Each prefill sequence's last tile may be partial: at most one extra tile per sequence.
+    cap.max_tiles = max_tokens / tile_rows + max_seqs;
+    // Distinct ids per row are bounded by the vocabulary and by the context.
+    cap.max_penalty_ids = int(std::min<int64_t>(int64_t(max_seqs) * std::min(vocab, max_context), kMaxPenaltyIds));
+    return cap;
+}
+
+namespace {
+
+bool repetition_on(const SamplingParams& p) { return p.repetition_penalty != 1.0f && p.repetition_penalty > 0.0f && std::isfinite(p.repetition_penalty); }
+bool presence_or_frequency_on(const SamplingParams& p) { return p.presence_penalty != 0.0f || p.frequency_penalty != 0.0f; }
+
+}  // namespace
+
+int64_t penalty_ids_bound(const std::vector<SamplingRow>& rows) {
+    int64_t n = 0;
+    for (const SamplingRow& r : rows) {
+        if (!r.params) continue;
+        if (repetition_on(*r.params)) n += int64_t(r.prompt_ids ? r.num_prompt_ids : 0) + (r.output_ids ? r.num_output_ids : 0);
+        if (presence_or_frequency_on(*r.params) && r.output_ids) n += r.num_output_ids;
+    }
+    return n;
+}
+
 StepInputs::StepInputs(const StepCapacity& c) : cap_(c) {
     size_t off = 0;
     auto region = [&](size_t count, size_t elem) {
@@ -67,8 +96,7 @@ public:
     void add_row(const SamplingRow& row, DeviceSamplingParams& p) {
         const SamplingParams& sp = *row.params;
         p.rep_begin = p.rep_end = p.pf_begin = p.pf_end = n_;
-        const float rep = sp.repetition_penalty;
-        if (rep != 1.0f && rep > 0.0f && std::isfinite(rep)) {
+        if (repetition_on(sp)) {
             ++epoch_;
             auto add = [&](const int32_t* ids, int count) {
                 for (int i = 0; i < count; ++i) {
@@ -82,7 +110,7 @@ public:
             if (row.output_ids) add(row.output_ids, row.num_output_ids);
         }
         p.rep_end = p.pf_begin = n_;
-        if ((sp.presence_penalty != 0.0f || sp.frequency_penalty != 0.0f) && row.output_ids) {
+        if (presence_or_frequency_on(sp) && row.output_ids) {
             for (int i = 0; i < row.num_output_ids; ++i) {
                 const int32_t id = row.output_ids[i];
                 if (id >= 0 && id < vocab_) ++counts_[size_t(id)];

@@ -21,6 +21,15 @@ struct StepCapacity {
     int max_penalty_ids = 0;
 };
 
+// The capacity for steps of up to max_tokens tokens in max_seqs sequences over contexts of up to
+// max_context tokens: enough for any batch the scheduler can build within those limits, except that
+// penalised token ids are capped (kMaxPenaltyIds); a step with more samples on the host instead.
+constexpr int kMaxPenaltyIds = 1 << 22;
+StepCapacity step_capacity(int max_tokens, int max_seqs, int max_context, int block_size, int tile_rows, int vocab);
+
+// An upper bound of the penalised ids pack_step would list for `rows` (ids are counted, not deduplicated).
+int64_t penalty_ids_bound(const std::vector<SamplingRow>& rows);
+
 // What one step holds, set by pack_step.
 struct StepCounts {
     int num_tokens = 0;

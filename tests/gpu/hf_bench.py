@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The baseline for device_check.sh: Hugging Face transformers generate() in fp16 on the same GPU, on
 a randomly initialised Llama-2-7B (same shapes as dummy:llama-2-7b; nothing is downloaded), greedy,
-exactly --output-len new tokens per sequence. Prints one JSON object {batch: {output_tokens_per_s,
-seconds}} (an "error" entry when a batch does not fit)."""
+exactly --output-len new tokens per sequence. Prints one JSON line per batch size as it finishes,
+{"batch": B, "output_tokens_per_s": X, "seconds": S} or {"batch": B, "error": "..."} when it does not
+fit, so a run cut off by a time limit keeps what it measured."""
 import argparse
 import json
 import sys
@@ -26,7 +27,6 @@ def main():
         model = LlamaForCausalLM(cfg)
     torch.set_default_dtype(torch.float32)
     model.eval()
-    results = {}
     for bs in [int(b) for b in a.batch_sizes.split(",")]:
         try:
             ids = torch.randint(3, cfg.vocab_size, (bs, a.input_len), device="cuda")
@@ -40,12 +40,12 @@ def main():
                 torch.cuda.synchronize()
                 dt = time.perf_counter() - t0
             new = (out.shape[1] - a.input_len) * bs
-            results[str(bs)] = {"output_tokens_per_s": round(new / dt, 1), "seconds": round(dt, 2)}
+            result = {"batch": bs, "output_tokens_per_s": round(new / dt, 1), "seconds": round(dt, 2)}
         except torch.cuda.OutOfMemoryError as e:
-            results[str(bs)] = {"error": "out of memory: " + str(e).splitlines()[0]}
+            result = {"batch": bs, "error": "out of memory: " + str(e).splitlines()[0]}
             torch.cuda.empty_cache()
-        print(f"batch {bs}: {results[str(bs)]}", file=sys.stderr, flush=True)
-    print(json.dumps(results))
+        print(json.dumps(result), flush=True)
+        print(f"batch {bs}: {result}", file=sys.stderr, flush=True)
 
 
 if __name__ == "__main__":

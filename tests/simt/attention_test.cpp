@@ -8,7 +8,9 @@
 
 #include "engine/cpu/ops.h"
 #include "kernels/attention.h"
+#include "kernels/model_runner.h"
 #include "support/simt_test_util.h"
+#include "support/window_reference.h"
 
 namespace folio::cuda {
 namespace {
@@ -56,6 +58,21 @@ struct PagedFixture {
         dk = DeviceArray<__half>(test::to_half(k));
         dv = DeviceArray<__half>(test::to_half(v));
         dtables = DeviceArray<int32_t>(flat);
+    }
+
+    // Sets K and V of sequence `seq`'s positions before `pos` to NaN: a kernel that reads any of them
+    // (even with a zero weight) turns its output NaN.
+    void poison_before(size_t seq, int pos) {
+        for (int p = 0; p < pos; ++p) {
+            const int64_t off = layout.offset(tables[seq][size_t(p / layout.block_size)], 0, p % layout.block_size);
+            for (int h = 0; h < layout.num_kv_heads; ++h)
+                for (int d = 0; d < layout.head_dim; ++d) {
+                    const size_t i = size_t(off + int64_t(h) * layout.block_size * layout.head_dim + d);
+                    k[i] = v[i] = NAN;
+                }
+        }
+        dk.upload(test::to_half(k));
+        dv.upload(test::to_half(v));
     }
 
     PagedKv view() const {
@@ -145,6 +162,57 @@ TEST(SimtDecodeAttention, MatchesCpuReferenceAcrossGqaPartitionsAndBlockTables) 
             EXPECT_TRUE(test::all_close(g, e, 2e-3f, 5e-3f));
             for (int r : {0, 1}) EXPECT_TRUE(std::isnan(got[size_t(r) * q_width]));
         });
+    }
+}
+
+TEST(SimtDecodeAttention, LongContextsSplitIntoManyPartitions) {
+    // Llama-2's 4096 and Mistral's 32768-token contexts at the default 512-key partitions (8 and 64
+    // thread blocks per head group, merged by the second kernel), GQA 4, head_dim 128; and the same
+    // 32768 keys under Mistral v0.1's 4096-token window (8 partitions).
+    PagedFixture f(1, 128, 16, {4096, 32768}, 40);
+    const int heads = 4, S = 2, q_width = heads * 128;
+    const auto q = test::round_to_half(test::random_floats(size_t(S) * q_width, -1.5f, 1.5f, 41));
+    const float scale = 1.0f / std::sqrt(128.0f);
+    // Keys aligned with head 0's query in the first, a middle and the last partition dominate its
+    // softmax: a partition lost or merged wrongly moves the output by far more than rounding.
+    for (int s = 0; s < S; ++s) {
+        const int len = s ? 32768 : 4096;
+        for (const int p : {5, len / 2 + 3, len - 2}) {
+            const int64_t off = f.layout.offset(f.tables[size_t(s)][size_t(p / 16)], 0, p % 16);
+            for (int d = 0; d < 128; ++d) f.k[size_t(off + d)] = q[size_t(s) * q_width + size_t(d)] > 0 ? 1.0f : -1.0f;
+        }
+    }
+    f.dk.upload(test::to_half(f.k));
+    for (const int window : {0, 4096}) {
+        SCOPED_TRACE("window " + std::to_string(window));
+        std::vector<float> expect(q.size());
+        for (int s = 0; s < S; ++s)
+            test::windowed_paged_attention(&q[size_t(s) * q_width], &expect[size_t(s) * q_width], 1, (s ? 32768 : 4096) - 1, heads,
+                                           f.layout, f.k.data(), f.v.data(), f.tables[size_t(s)].data(), scale, window);
+        const int parts = decode_attention_partitions(32768, 512, window);
+        EXPECT_EQ(parts, window ? 8 : 64);
+        DeviceArray<__half> dq(test::to_half(q)), dout(q.size());
+        DeviceArray<int32_t> drows(std::vector<int32_t>{0, 1}), dlens(std::vector<int32_t>{4096, 32768});
+        DeviceArray<float> work(decode_attention_workspace_floats(S, heads, 128, parts));
+        dout.poison();
+        work.poison();
+        DecodeAttention a;
+        a.q = dq.get();
+        a.q_stride = q_width;
+        a.out = dout.get();
+        a.out_stride = q_width;
+        a.q_rows = drows.get();
+        a.seq_lens = dlens.get();
+        a.num_seqs = S;
+        a.num_heads = heads;
+        a.scale = scale;
+        a.window = window;
+        a.partition_size = 512;
+        a.max_partitions = parts;
+        a.workspace = work.get();
+        decode_attention(a, f.view(), nullptr);
+        // Averages over thousands of keys are small: compare with an absolute bound near fp16's step there.
+        EXPECT_TRUE(test::all_close(test::from_half(dout.download()), expect, 5e-4f, 5e-3f));
     }
 }
 
@@ -243,6 +311,169 @@ TEST(SimtPrefillAttention, CausalChunksOverCachedPrefixMatchCpuReference) {
             EXPECT_TRUE(test::all_close(test::from_half(dout.download()), expect, 2e-3f, 5e-3f));
         });
     }
+}
+
+struct WindowDecodeCase {
+    int heads, kv_heads, head_dim, block_size, partition, window;
+    std::vector<int> lens;  // 0: a padding row
+};
+
+TEST(SimtDecodeAttention, SlidingWindowReadsOnlyTheLastWindowKeys) {
+    const WindowDecodeCase cases[] = {
+        {8, 2, 64, 16, 48, 40, {130, 40, 41, 1, 0}},  // window inside, equal to and one short of the context
+        {8, 8, 16, 16, 32, 1, {50, 3}},               // window 1: a token sees only itself
+        {16, 2, 128, 16, 64, 100, {300, 99}},         // the window spans two partitions, unaligned start
+        {4, 1, 80, 8, 512, 33, {70}},                 // one partition, window starting mid-block
+    };
+    uint64_t seed = 500;
+    for (const auto& c : cases) {
+        SCOPED_TRACE("heads " + std::to_string(c.heads) + "/" + std::to_string(c.kv_heads) + " dim " +
+                     std::to_string(c.head_dim) + " window " + std::to_string(c.window));
+        PagedFixture f(c.kv_heads, c.head_dim, c.block_size, c.lens, seed);
+        seed += 10;
+        const int S = int(c.lens.size());
+        for (int s = 0; s < S; ++s) f.poison_before(size_t(s), std::max(0, c.lens[size_t(s)] - c.window));
+        const int q_width = c.heads * c.head_dim;
+        const auto q = test::round_to_half(test::random_floats(size_t(S) * q_width, -1.5f, 1.5f, seed++));
+        const float scale = 1.0f / std::sqrt(float(c.head_dim));
+        std::vector<float> expect(q.size(), 0.0f);
+        int max_parts = 1;
+        for (int s = 0; s < S; ++s) {
+            const int len = c.lens[size_t(s)];
+            max_parts = std::max(max_parts, decode_attention_partitions(len, c.partition, c.window));
+            if (len > 0)
+                test::windowed_paged_attention(&q[size_t(s) * q_width], &expect[size_t(s) * q_width], 1, len - 1, c.heads, f.layout,
+                                               f.k.data(), f.v.data(), f.tables[size_t(s)].data(), scale, c.window);
+        }
+        EXPECT_LE(max_parts, (c.window + c.partition - 1) / c.partition + 1);
+        std::vector<int32_t> rows(static_cast<size_t>(S));
+        std::iota(rows.begin(), rows.end(), 0);
+        test::for_each_schedule([&](const char*) {
+            DeviceArray<__half> dq(test::to_half(q)), dout(q.size());
+            DeviceArray<int32_t> drows(rows), dlens(c.lens);
+            DeviceArray<float> work(decode_attention_workspace_floats(S, c.heads, c.head_dim, max_parts));
+            dout.poison();
+            work.poison();
+            DecodeAttention a;
+            a.q = dq.get();
+            a.q_stride = q_width;
+            a.out = dout.get();
+            a.out_stride = q_width;
+            a.q_rows = drows.get();
+            a.seq_lens = dlens.get();
+            a.num_seqs = S;
+            a.num_heads = c.heads;
+            a.scale = scale;
+            a.window = c.window;
+            a.partition_size = c.partition;
+            a.max_partitions = max_parts;
+            a.workspace = work.get();
+            decode_attention(a, f.view(), nullptr);
+            EXPECT_TRUE(test::all_close(test::from_half(dout.download()), expect, 2e-3f, 5e-3f));
+        });
+    }
+}
+
+TEST(SimtAttentionWindow, OnlyMistralCheckpointsGetTheirSlidingWindow) {
+    ModelConfig c;
+    c.architecture = "MistralForCausalLM";
+    c.max_position_embeddings = 32768;
+    EXPECT_EQ(attention_window(c), 0);  // v0.2+: "sliding_window": null
+    c.sliding_window = 4096;
+    EXPECT_EQ(attention_window(c), 4096);  // v0.1
+    c.max_position_embeddings = 4096;
+    EXPECT_EQ(attention_window(c), 0);  // a window as long as the context changes nothing
+    c.architecture = "LlamaForCausalLM";
+    c.max_position_embeddings = 32768;
+    EXPECT_EQ(attention_window(c), 0);  // transformers' Llama ignores the field
+}
+
+TEST(SimtDecodeAttention, PartitionCountFollowsTheWindow) {
+    EXPECT_EQ(decode_attention_partitions(0, 512, 0), 0);
+    EXPECT_EQ(decode_attention_partitions(4096, 512, 0), 8);
+    EXPECT_EQ(decode_attention_partitions(4097, 512, 0), 9);
+    EXPECT_EQ(decode_attention_partitions(32768, 512, 4096), 8);  // Mistral v0.1 at full context
+    EXPECT_EQ(decode_attention_partitions(100, 512, 4096), 1);
+    EXPECT_EQ(decode_attention_partitions(300, 64, 100), 2);
+}
+
+struct WindowPrefillCase {
+    int heads, kv_heads, head_dim, block_size, window;
+    std::vector<PrefillSeq> seqs;
+};
+
+TEST(SimtPrefillAttention, SlidingWindowReadsOnlyTheWindowOfEachRow) {
+    const WindowPrefillCase cases[] = {
+        {8, 4, 8, 16, 5, {{0, 40}, {30, 20}, {7, 1}}},  // CUDA cores, 32-row tiles; a chunk after the window
+        {8, 2, 64, 8, 37, {{3, 140}, {100, 1}}},        // tensor cores: the window crosses 64-row tiles
+        {4, 2, 96, 16, 1, {{10, 70}}},                  // window 1 on tensor cores
+        {4, 4, 256, 16, 20, {{40, 20}}},                // CUDA cores, 16-row tiles
+        {16, 2, 128, 16, 64, {{200, 65}, {0, 64}}},     // window = tile: rows of a tile start in different key tiles
+    };
+    uint64_t seed = 700;
+    for (const auto& c : cases) {
+        SCOPED_TRACE("heads " + std::to_string(c.heads) + "/" + std::to_string(c.kv_heads) + " dim " +
+                     std::to_string(c.head_dim) + " window " + std::to_string(c.window));
+        std::vector<int> lens;
+        for (const auto& s : c.seqs) lens.push_back(s.before + s.num_q);
+        PagedFixture f(c.kv_heads, c.head_dim, c.block_size, lens, seed);
+        seed += 10;
+        for (size_t s = 0; s < c.seqs.size(); ++s) f.poison_before(s, std::max(0, c.seqs[s].before - c.window + 1));
+        const int q_width = c.heads * c.head_dim;
+        int T = 0;
+        std::vector<int32_t> q_row, num_q, before, tile_seq, tile_q0;
+        const int tile_rows = prefill_tile_rows(c.head_dim);
+        for (size_t s = 0; s < c.seqs.size(); ++s) {
+            q_row.push_back(T);
+            num_q.push_back(c.seqs[s].num_q);
+            before.push_back(c.seqs[s].before);
+            for (int q0 = 0; q0 < c.seqs[s].num_q; q0 += tile_rows) {
+                tile_seq.push_back(int32_t(s));
+                tile_q0.push_back(q0);
+            }
+            T += c.seqs[s].num_q;
+        }
+        const auto q = test::round_to_half(test::random_floats(size_t(T) * q_width, -1.5f, 1.5f, seed++));
+        const float scale = 1.0f / std::sqrt(float(c.head_dim));
+        std::vector<float> expect(size_t(T) * q_width);
+        for (size_t s = 0; s < c.seqs.size(); ++s)
+            test::windowed_paged_attention(&q[size_t(q_row[s]) * q_width], &expect[size_t(q_row[s]) * q_width], c.seqs[s].num_q,
+                                           c.seqs[s].before, c.heads, f.layout, f.k.data(), f.v.data(), f.tables[s].data(), scale,
+                                           c.window);
+        test::for_each_schedule([&](const char*) {
+            DeviceArray<__half> dq(test::to_half(q)), dout(expect.size());
+            DeviceArray<int32_t> dqrow(q_row), dnumq(num_q), dbefore(before), dts(tile_seq), dtq(tile_q0);
+            dout.poison();
+            PrefillAttention a;
+            a.q = dq.get();
+            a.q_stride = q_width;
+            a.out = dout.get();
+            a.out_stride = q_width;
+            a.num_heads = c.heads;
+            a.scale = scale;
+            a.window = c.window;
+            a.seq_q_row = dqrow.get();
+            a.seq_num_q = dnumq.get();
+            a.seq_context_before = dbefore.get();
+            a.tile_seq = dts.get();
+            a.tile_q0 = dtq.get();
+            a.num_tiles = int(tile_seq.size());
+            prefill_attention(a, f.view(), nullptr);
+            EXPECT_TRUE(test::all_close(test::from_half(dout.download()), expect, 2e-3f, 5e-3f));
+        });
+    }
+}
+
+TEST(SimtAttentionReference, WindowedReferenceWithoutWindowIsTheCpuReference) {
+    // The window reference (tests/simt/support) stands in for engine/cpu/ops.h; without a window
+    // both must agree, so the windowed cases above test against the same semantics.
+    PagedFixture f(2, 32, 16, {45}, 900);
+    const int heads = 4, n = 12, before = 33;
+    const auto q = test::random_floats(size_t(n) * heads * 32, -1.0f, 1.0f, 901);
+    std::vector<float> a(q.size()), b(q.size());
+    cpu::paged_attention(q.data(), a.data(), n, before, heads, f.layout, f.k.data(), f.v.data(), f.tables[0].data(), 0.17f);
+    test::windowed_paged_attention(q.data(), b.data(), n, before, heads, f.layout, f.k.data(), f.v.data(), f.tables[0].data(), 0.17f, 0);
+    EXPECT_TRUE(test::all_close(b, a, 1e-6f, 1e-5f));
 }
 
 }  // namespace

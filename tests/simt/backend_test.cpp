@@ -12,10 +12,13 @@
 
 #include "engine/backend/backend.h"
 #include "engine/core/error.h"
+#include "engine/core/half.h"
 #include "engine/cpu/cpu_backend.h"
 #include "engine/model/model.h"
 #include "engine/sampling/sampler.h"
 #include "kernels/cuda_backend.h"
+#include "kernels/step_inputs.h"
+#include "support/window_reference.h"
 #include "tests/engine/cpu/model_fixture.h"
 #include "tests/support/fixtures.h"
 
@@ -166,6 +169,116 @@ TEST(CudaBackend, TeacherForcedParityStories260K) {
 TEST(CudaBackend, TeacherForcedParityTinyAwq) {
     const Fixture f = load("tiny-awq");
     expect_parity(teacher_forced(f, 1 << 20, small_options()), "tiny-awq");
+}
+
+// Turns a fixture's dense matrices and embeddings into bf16 copies (as most Hugging Face uploads
+// store them); `outlier`, when not 0, goes into one element of layer 2's down_proj.
+void convert_to_bf16(Model& m, float outlier) {
+    auto convert = [&](const void* data, DType dtype, int64_t n) {
+        auto copy = std::make_shared<std::vector<uint16_t>>(size_t(n));
+        for (int64_t i = 0; i < n; ++i) {
+            const float x = dtype == DType::F32 ? static_cast<const float*>(data)[i] : f16_to_f32(static_cast<const uint16_t*>(data)[i]);
+            (*copy)[size_t(i)] = f32_to_bf16(x);
+        }
+        m.weights.storage.push_back(copy);
+        return static_cast<const void*>(copy->data());
+    };
+    const bool tied = m.weights.lm_head.dense.data == m.weights.embed_tokens.data;
+    m.weights.embed_tokens.data = convert(m.weights.embed_tokens.data, m.weights.embed_tokens.dtype, m.weights.embed_tokens.numel());
+    m.weights.embed_tokens.dtype = DType::BF16;
+    if (tied) {
+        m.weights.lm_head.dense.data = m.weights.embed_tokens.data;
+        m.weights.lm_head.dense.dtype = DType::BF16;
+    }
+    for (LayerWeights& L : m.weights.layers)
+        for (Linear* l : {&L.q_proj, &L.k_proj, &L.v_proj, &L.o_proj, &L.gate_proj, &L.up_proj, &L.down_proj}) {
+            ASSERT_EQ(l->kind, Linear::Kind::Dense);
+            l->dense.data = convert(l->dense.data, l->dense.dtype, int64_t(l->in) * l->out);
+            l->dense.dtype = DType::BF16;
+        }
+    if (outlier != 0.0f) {
+        auto* w = const_cast<uint16_t*>(static_cast<const uint16_t*>(m.weights.layers.at(2).down_proj.dense.data));
+        w[3] = f32_to_bf16(outlier);
+    }
+}
+
+TEST(CudaBackend, Bf16CheckpointsRunInFp16AndValuesBeyondFp16AreRefused) {
+    Fixture f = load("stories260K");
+    convert_to_bf16(*f.model, 0.0f);
+    expect_parity(teacher_forced(f, 1 << 20, small_options()), "stories260K stored as bf16");
+
+    Fixture g = load("stories260K");
+    convert_to_bf16(*g.model, -131072.0f);  // a plain bf16 value, -inf in fp16
+    try {
+        make_cuda_backend(*g.model, small_options());
+        FAIL() << "a weight beyond fp16's range was accepted";
+    } catch (const Error& e) {
+        const std::string msg = e.what();
+        for (const char* part : {"model.layers.2.mlp.down_proj.weight", "BF16", "1 value(s)", "1.311e+05", "65504", "--backend cpu"})
+            EXPECT_NE(msg.find(part), std::string::npos) << part << " missing in: " << msg;
+    }
+}
+
+TEST(CudaBackend, SlidingWindowMatchesAWindowedReferenceModel) {
+    // stories260K turned into a Mistral with a 24-token window: its 69-token case runs as 13-token
+    // prefill chunks up to position 39, then decodes (16-key partitions: the window spans three).
+    // Every position's logits are compared with the fp32 reference model with the same window.
+    Fixture f = load("stories260K");
+    Model& m = *f.model;
+    std::vector<int> seq = f.expected["cases"][0]["prompt_ids"].get<std::vector<int>>();
+    for (int id : f.expected["cases"][0]["ids"].get<std::vector<int>>()) seq.push_back(id);
+    const int vocab = m.config.vocab_size, window = 24, n = int(seq.size());
+    ASSERT_GT(n, 2 * window);
+
+    // The reference itself: without a window it is the CPU backend; with it, far from it late on.
+    const std::vector<float> plain = test::windowed_reference_logits(m, seq, 0);
+    const std::vector<float> windowed = test::windowed_reference_logits(m, seq, window);
+    {
+        auto cpu = make_cpu_backend(m, BackendOptions{});
+        cpu->allocate_kv(layout_for(m));
+        std::vector<float> lc;
+        cpu->forward(make_batch({&seq}, {scattered_table(0, 1, 64, 64)}, {{0, 0, n}}), lc);
+        Agreement a;
+        std::vector<float> last(plain.end() - vocab, plain.end());
+        compare_rows(last, lc, vocab, a);
+        EXPECT_LT(a.worst_rel, 1e-4) << "the reference without a window must be the CPU backend";
+        double diff = 0, norm = 0;
+        for (size_t i = size_t(2 * window) * vocab; i < plain.size(); ++i) {
+            diff += double(plain[i] - windowed[i]) * (plain[i] - windowed[i]);
+            norm += double(plain[i]) * plain[i];
+        }
+        EXPECT_GT(std::sqrt(diff / norm), 0.05) << "a 24-token window must change late logits clearly";
+    }
+
+    m.config.architecture = "MistralForCausalLM";
+    m.config.model_type = "mistral";
+    m.config.sliding_window = window;
+    setenv("FOLIO_CUDA_PARTITION_SIZE", "16", 1);
+    auto gpu = make_cuda_backend(m, small_options());
+    unsetenv("FOLIO_CUDA_PARTITION_SIZE");
+    gpu->allocate_kv(layout_for(m));
+    const std::vector<std::vector<int32_t>> tables{scattered_table(0, 1, 64, 64)};
+    Agreement a;
+    SamplingParams greedy;
+    greedy.temperature = 0.0f;
+    SamplingRow row;
+    row.params = &greedy;
+    for (int pos = 0; pos < n;) {
+        const int len = pos < 40 ? std::min(13, 40 - pos) : 1;
+        std::vector<float> lg;
+        const ForwardBatch b = make_batch({&seq}, tables, {{0, pos, len}});
+        gpu->forward(b, lg);
+        compare_rows(lg, std::vector<float>(windowed.begin() + ptrdiff_t(pos + len - 1) * vocab,
+                                            windowed.begin() + ptrdiff_t(pos + len) * vocab),
+                     vocab, a);
+        if (len == 1 && pos + 1 < n) {  // the decode steps again through a CUDA graph: same greedy token
+            std::vector<int32_t> ids;
+            gpu->forward_and_sample(b, {row}, ids);
+            EXPECT_EQ(ids.at(0), int(std::max_element(lg.begin(), lg.end()) - lg.begin())) << "position " << pos;
+        }
+        pos += len;
+    }
+    expect_parity(a, "stories260K as a Mistral with a 24-token sliding window");
 }
 
 std::vector<int> greedy_generate(Backend& backend, const Model& m, const std::vector<int>& prompt, int steps) {
@@ -338,6 +451,152 @@ TEST(CudaBackend, CopiedBlocksGiveTheSameContinuation) {
     gpu->forward(make_batch({&seq}, {copy}, {{0, 20, 1}}), l2);
     EXPECT_EQ(l1, l2);
     EXPECT_THROW(gpu->copy_blocks({{0, 64}}), Error);
+    // Pairs run in parallel: a block written twice, or read while the same call overwrites it, is refused.
+    for (const std::vector<std::pair<int32_t, int32_t>>& bad :
+         {std::vector<std::pair<int32_t, int32_t>>{{1, 3}, {2, 3}}, {{1, 2}, {2, 3}}, {{2, 3}, {1, 2}}, {{4, 4}}}) {
+        try {
+            gpu->copy_blocks(bad);
+            ADD_FAILURE() << "accepted pairs starting " << bad[0].first << " -> " << bad[0].second;
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find("copy_blocks"), std::string::npos) << e.what();
+        }
+    }
+    // A fork of a 160-token conversation: its 10 blocks copied in one call, then the same next token
+    // decoded through either table (blocks 10 and 43 take the new token).
+    std::vector<int> conv;
+    for (int i = 0; i < 161; ++i) conv.push_back(1 + i * 7 % 500);
+    std::vector<int32_t> src_table, dst_table;
+    std::vector<std::pair<int32_t, int32_t>> fork;
+    for (int i = 0; i < 10; ++i) {
+        src_table.push_back(i);
+        dst_table.push_back(63 - i);
+        fork.push_back({i, 63 - i});
+    }
+    src_table.push_back(10);
+    dst_table.push_back(43);
+    std::vector<float> a1, a2;
+    for (int pos = 0; pos < 160; pos += 80) gpu->forward(make_batch({&conv}, {src_table}, {{0, pos, 80}}), a1);
+    gpu->copy_blocks(fork);
+    gpu->forward(make_batch({&conv}, {src_table}, {{0, 160, 1}}), a1);
+    gpu->forward(make_batch({&conv}, {dst_table}, {{0, 160, 1}}), a2);
+    EXPECT_EQ(a1, a2);
+}
+
+TEST(CudaBackend, TwoHundredFiftySixSequencesDecodeThroughGraphs) {
+    // The engine's largest decode batch (max_num_seqs 256): 250 decoding sequences padded to the
+    // 256 bucket. The first run of a bucket is eager and captured, the second replays the graph:
+    // the same tokens, and the logits of a sample of them match the CPU backend.
+    const Fixture f = load("stories260K");
+    const Model& m = *f.model;
+    BackendOptions o = small_options(true);
+    o.max_num_batched_tokens = 512;
+    o.max_num_seqs = 256;
+    auto gpu = make_cuda_backend(m, o);
+    const KvLayout layout = layout_for(m, 256);
+    gpu->allocate_kv(layout);
+    const int S = 250, V = m.config.vocab_size;
+    std::vector<std::vector<int>> seqs(S);
+    std::vector<std::vector<int32_t>> tables(S);
+    std::vector<const std::vector<int>*> ptrs;
+    std::vector<Step> pre, decode;
+    for (int s = 0; s < S; ++s) {
+        seqs[size_t(s)] = {1, 2 + s % 400, 3 + (s * 7) % 500};
+        tables[size_t(s)] = {int32_t(255 - s)};
+        ptrs.push_back(&seqs[size_t(s)]);
+        pre.push_back({s, 0, 2});
+        decode.push_back({s, 2, 1});
+    }
+    std::vector<float> logits;
+    gpu->forward(make_batch(ptrs, tables, pre), logits);
+    SamplingParams greedy;
+    greedy.temperature = 0.0f;
+    const std::vector<SamplingRow> rows(S, SamplingRow{&greedy});
+    const ForwardBatch b = make_batch(ptrs, tables, decode);
+    std::vector<int32_t> eager, replayed;
+    gpu->forward_and_sample(b, rows, eager);     // eager, then captured
+    gpu->forward_and_sample(b, rows, replayed);  // replayed (the KV slots get the same values again)
+    EXPECT_EQ(eager, replayed);
+    std::vector<Step> sample, cpu_pre;
+    for (int s = 0; s < S; s += 41) {
+        sample.push_back(decode[size_t(s)]);
+        cpu_pre.push_back(pre[size_t(s)]);
+    }
+    auto cpu = make_cpu_backend(m, BackendOptions{});
+    cpu->allocate_kv(layout);
+    cpu->forward(make_batch(ptrs, tables, cpu_pre), logits);
+    Agreement a;
+    run_both(*gpu, *cpu, make_batch(ptrs, tables, sample), V, a);
+    expect_parity(a, "stories260K, a 250-sequence decode batch");
+}
+
+TEST(CudaBackend, ContextsUpToTheModelMaximum) {
+    // stories260K's whole 512-token context: prefill to 500, then decode to 512 with 16-key
+    // partitions (32 per sequence at the end), against the CPU at every step; one more is refused.
+    const Fixture f = load("stories260K");
+    const Model& m = *f.model;
+    ASSERT_EQ(m.context_length(), 512);
+    setenv("FOLIO_CUDA_PARTITION_SIZE", "16", 1);
+    auto gpu = make_cuda_backend(m, small_options());
+    unsetenv("FOLIO_CUDA_PARTITION_SIZE");
+    auto cpu = make_cpu_backend(m, BackendOptions{});
+    gpu->allocate_kv(layout_for(m, 40));
+    cpu->allocate_kv(layout_for(m, 40));
+    std::vector<int> seq;
+    for (int i = 0; i < 513; ++i) seq.push_back(1 + (i * 37 + i / 7) % 500);
+    const std::vector<std::vector<int32_t>> tables{scattered_table(0, 1, 33, 40)};
+    std::vector<float> ignore;
+    for (int pos = 0; pos < 500; pos += 96) {
+        const int n = std::min(96, 500 - pos);
+        gpu->forward(make_batch({&seq}, tables, {{0, pos, n}}), ignore);
+        cpu->forward(make_batch({&seq}, tables, {{0, pos, n}}), ignore);
+    }
+    Agreement a;
+    for (int pos = 500; pos < 512; ++pos) run_both(*gpu, *cpu, make_batch({&seq}, tables, {{0, pos, 1}}), m.config.vocab_size, a);
+    expect_parity(a, "stories260K, positions 500..511 of its 512-token context");
+    try {
+        gpu->forward(make_batch({&seq}, tables, {{0, 512, 1}}), ignore);  // position 512 needs a 33rd block
+        FAIL() << "a position beyond the model's context was accepted";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("context length"), std::string::npos) << e.what();
+    }
+}
+
+TEST(CudaBackend, StepsWithMorePenalisedIdsThanTheBufferSampleOnTheHost) {
+    // Three rows whose histories list more ids (repeats counted) than the step's penalty buffer
+    // holds (8 sequences x 512 ids): sampled on the host, with the same result.
+    const Fixture f = load("stories260K");
+    const Model& m = *f.model;
+    auto gpu = make_cuda_backend(m, small_options());
+    gpu->allocate_kv(layout_for(m));
+    std::vector<std::vector<int>> seqs = {{1, 5, 9}, {1, 7, 11}, {1, 13, 17}};
+    std::vector<std::vector<int32_t>> tables = {{0}, {1}, {2}};
+    std::vector<const std::vector<int>*> ptrs{&seqs[0], &seqs[1], &seqs[2]};
+    std::vector<float> logits;
+    gpu->forward(make_batch(ptrs, tables, {{0, 0, 2}, {1, 0, 2}, {2, 0, 2}}), logits);
+    std::vector<int32_t> history;
+    for (int i = 0; i < 1700; ++i) history.push_back(1 + (i * 13) % 511);
+    SamplingParams p;
+    p.temperature = 0.9f;
+    p.repetition_penalty = 1.3f;
+    p.frequency_penalty = 0.4f;
+    std::vector<SamplingRow> rows(3);
+    for (int s = 0; s < 3; ++s) {
+        rows[size_t(s)].params = &p;
+        rows[size_t(s)].prompt_ids = history.data();
+        rows[size_t(s)].num_prompt_ids = 1000;
+        rows[size_t(s)].output_ids = history.data() + 1000;
+        rows[size_t(s)].num_output_ids = 700;
+        rows[size_t(s)].seed = 5 + uint64_t(s);
+        rows[size_t(s)].step = 700;
+    }
+    ASSERT_GT(cuda::penalty_ids_bound(rows), 8 * 512);
+    const ForwardBatch b = make_batch(ptrs, tables, {{0, 2, 1}, {1, 2, 1}, {2, 2, 1}});
+    gpu->forward(b, logits);
+    Sampler host;
+    std::vector<int32_t> expect, ids;
+    for (int s = 0; s < 3; ++s) expect.push_back(host.sample(&logits[size_t(s) * m.config.vocab_size], m.config.vocab_size, rows[size_t(s)]));
+    gpu->forward_and_sample(b, rows, ids);
+    EXPECT_EQ(ids, expect);
 }
 
 TEST(CudaBackend, RejectsBadBatchesAndSaysWhenTheModelDoesNotFit) {

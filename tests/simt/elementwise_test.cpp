@@ -244,5 +244,37 @@ TEST(SimtConvert, AllFloatDtypesToHalfAndFloat) {
     for (size_t i = 0; i < f.size(); ++i) ASSERT_EQ(of[i], bf16_to_f32(b[i])) << i;
 }
 
+TEST(SimtConvert, CountsValuesBeyondHalfRange) {
+    // bf16 keeps fp32's exponent: 65536 and -131072 are ordinary bf16 values but infinities in fp16.
+    // 65280 (the largest bf16 below fp16's limit) fits; inf and NaN inputs are not overflow.
+    const std::vector<uint16_t> b = {0x3F80, 0x477F, 0x4780, 0xC800, 0x7F80, 0x7FC0, 0xBF80};
+    const std::vector<float> f = {1.0f, 65504.0f, 65519.0f, 65520.0f, -1e30f, INFINITY, -2.0f};
+    DeviceArray<uint16_t> db(b);
+    DeviceArray<float> df(f);
+    DeviceArray<__half> out(8);
+    DeviceArray<HalfOverflow> counter(1);
+    struct Case {
+        const void* src;
+        DType dtype;
+        size_t n;
+        unsigned count;
+        float largest;
+    } cases[] = {{db.get(), DType::BF16, b.size(), 2, 131072.0f}, {df.get(), DType::F32, f.size(), 2, 1e30f}};
+    for (const Case& c : cases) {
+        SCOPED_TRACE(std::string(dtype_name(c.dtype)));
+        cuda::check(cudaMemset(counter.get(), 0, sizeof(HalfOverflow)), "memset");
+        convert_to_half(c.src, c.dtype, out.get(), int64_t(c.n), nullptr, counter.get());
+        const HalfOverflow o = counter.download()[0];
+        EXPECT_EQ(o.count, c.count);
+        float largest = 0;
+        std::memcpy(&largest, &o.max_abs_bits, 4);
+        EXPECT_EQ(largest, c.largest);
+    }
+    // fp32 65519 rounds down to fp16's largest value, 65520 up to infinity.
+    const auto h = out.download();
+    EXPECT_EQ(__half2float(h[2]), 65504.0f);
+    EXPECT_EQ(__half2float(h[3]), INFINITY);
+}
+
 }  // namespace
 }  // namespace folio::cuda

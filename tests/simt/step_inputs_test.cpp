@@ -127,6 +127,95 @@ TEST(StepInputs, MalformedBatchesGetClearErrors) {
     expect_error(b, "more than the 8");
 }
 
+TEST(StepInputs, CapacityHoldsTheLargestStepsOf2048And8192Tokens) {
+    // Llama-2-7B limits (4096-token context, 256 sequences, 64-row prefill tiles), a pool of 65536 blocks.
+    const KvLayout layout{32, 32, 128, 16, 65536};
+    for (const int T : {2048, 8192}) {
+        SCOPED_TRACE(T);
+        const StepCapacity cap = step_capacity(T, 256, 4096, 16, 64, 32000);
+        EXPECT_EQ(cap.max_blocks_per_seq, 256);
+        EXPECT_EQ(cap.max_penalty_ids, 256 * 4096);
+        StepInputs in(cap);
+        auto pack = [&](const std::vector<std::pair<int, int>>& seqs, const PackOptions& po) {  // (before, tokens) each
+            ForwardBatch b;
+            int block = 0;
+            for (const auto& [before, n] : seqs) {
+                const int blocks = (before + n + 15) / 16;
+                b.seqs.push_back(slice(b.num_tokens(), n, before, int(b.block_tables.size()), blocks));
+                for (int i = 0; i < n; ++i) b.tokens.push_back(1);
+                for (int i = 0; i < blocks; ++i) b.block_tables.push_back(block++ % 65536);
+            }
+            return pack_step(b, nullptr, layout, 32000, po, in);
+        };
+        PackOptions po;
+        po.tile_rows = 64;
+        // The whole budget in prefill chunks that end at the context's last position.
+        StepCounts c = T <= 4096 ? pack({{4096 - T, T}}, po) : pack(std::vector<std::pair<int, int>>(size_t(T / 4096), {0, 4096}), po);
+        EXPECT_EQ(c.num_tokens, T);
+        EXPECT_EQ(c.num_tiles, T / 64);
+        // 256 sequences: decodes at the end of the context beside one or two prefill chunks.
+        const int chunks = T > 4096 ? 2 : 1, decodes = 256 - chunks;
+        std::vector<std::pair<int, int>> mixed(size_t(decodes), {4095, 1});
+        for (int i = 0; i < chunks; ++i) mixed.push_back({0, (T - decodes) / chunks});
+        c = pack(mixed, po);
+        EXPECT_EQ(c.num_decode, decodes);
+        EXPECT_EQ(c.num_tokens, T);
+        EXPECT_EQ(c.table_width, 256);
+        // The most tiles: 256 chunks of 65 tokens (or as many as fit), two tiles each.
+        std::vector<std::pair<int, int>> ragged(size_t(std::min(256, T / 65)), {0, 65});
+        c = pack(ragged, po);
+        EXPECT_EQ(c.num_tiles, 2 * int(ragged.size()));
+        // A decode graph of 200 sequences padded to its 224 bucket.
+        PackOptions graph = po;
+        graph.pad_decode_to = DecodeGraphs::padded_batch(200, 256);
+        graph.table_width = DecodeGraphs::padded_width(3, cap.max_blocks_per_seq);
+        c = pack(std::vector<std::pair<int, int>>(200, {40, 1}), graph);
+        EXPECT_EQ(c.num_decode, 224);
+        EXPECT_EQ(c.table_width, 16);
+        // One token more than planned is refused.
+        EXPECT_THROW(pack({{0, T + 1}}, po), Error);
+    }
+}
+
+TEST(StepInputs, PenaltyIdBoundCountsWhatPackStepWouldList) {
+    SamplingParams none, rep, freq, both;
+    rep.repetition_penalty = 1.2f;
+    freq.frequency_penalty = 0.5f;
+    both.repetition_penalty = 1.1f;
+    both.presence_penalty = 0.3f;
+    const std::vector<int32_t> prompt(30, 4), output(12, 5);
+    auto row = [&](const SamplingParams* p) {
+        SamplingRow r;
+        r.params = p;
+        r.prompt_ids = prompt.data();
+        r.num_prompt_ids = 30;
+        r.output_ids = output.data();
+        r.num_output_ids = 12;
+        return r;
+    };
+    EXPECT_EQ(penalty_ids_bound({row(&none)}), 0);
+    EXPECT_EQ(penalty_ids_bound({row(&rep)}), 42);
+    EXPECT_EQ(penalty_ids_bound({row(&freq)}), 12);
+    EXPECT_EQ(penalty_ids_bound({row(&both), row(&rep), row(&none)}), 54 + 42);
+    // With more ids than the buffer holds pack_step refuses the step (the backend samples such a
+    // step on the host instead, CudaBackend.StepsWithMorePenalisedIdsThanTheBufferSampleOnTheHost).
+    StepCapacity small = capacity();
+    small.max_penalty_ids = 1;
+    StepInputs in(small);
+    std::vector<int32_t> distinct{7, 8, 9};
+    SamplingRow r = row(&rep);
+    r.prompt_ids = distinct.data();
+    r.num_prompt_ids = 3;
+    r.num_output_ids = 0;
+    ForwardBatch b;
+    b.tokens = {1};
+    b.block_tables = {0};
+    b.seqs = {slice(0, 1, 0, 0, 1)};
+    const std::vector<SamplingRow> rows{r};
+    EXPECT_GT(penalty_ids_bound(rows), small.max_penalty_ids);
+    EXPECT_THROW(pack_step(b, &rows, kLayout, 100, PackOptions{}, in), Error);
+}
+
 TEST(DecodeGraphs, BucketsBatchesAndWidths) {
     const std::pair<int, int> batches[] = {{1, 1}, {2, 2}, {3, 4}, {5, 8}, {9, 16}, {16, 16}, {17, 24}, {63, 64}, {65, 96}, {200, 224}};
     for (const auto& [n, want] : batches) EXPECT_EQ(DecodeGraphs::padded_batch(n, 256), want) << n;

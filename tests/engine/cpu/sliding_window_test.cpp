@@ -121,8 +121,11 @@ std::vector<std::vector<float>> run(Backend& b, int vocab, const std::vector<Seq
     return out;
 }
 
-// Backend logits under `window` (0: none) for the given sequences and chunk size.
-std::vector<std::vector<float>> backend_logits(Model& m, std::optional<int> window, const std::vector<Seq>& seqs, int chunk) {
+// Backend logits under `window` (nullopt: none) for the given sequences and chunk size. The
+// fixtures are Llama checkpoints; as Mistral (the same network) their config's window applies.
+std::vector<std::vector<float>> backend_logits(Model& m, std::optional<int> window, const std::vector<Seq>& seqs, int chunk,
+                                               const std::string& architecture = "MistralForCausalLM") {
+    m.config.architecture = architecture;
     m.config.sliding_window = window;
     auto backend = make_cpu_backend(m, {});
     backend->allocate_kv(KvLayout{m.config.num_layers, m.config.num_kv_heads, m.config.head_dim, 16, 32});
@@ -203,6 +206,19 @@ TEST_P(SlidingWindow, WindowCoveringTheContextIsBitwiseNoWindow) {
             }
         }
     }
+}
+
+// transformers' Llama attention ignores `sliding_window` (some Llama-architecture configs carry
+// one), so the backend does too: the bits of no window, where a Mistral would differ.
+TEST_P(SlidingWindow, LlamaArchitectureIgnoresTheField) {
+    auto m = test::load_weights_only(test::fixture_path(std::string("models/") + GetParam()));
+    const auto seqs = random_seqs(m->config.vocab_size, {30});
+    const auto none = backend_logits(*m, std::nullopt, seqs, 1);
+    const auto llama = backend_logits(*m, 4, seqs, 1, "LlamaForCausalLM");
+    const auto mistral = backend_logits(*m, 4, seqs, 1);
+    ASSERT_EQ(llama[0].size(), none[0].size());
+    EXPECT_EQ(std::memcmp(llama[0].data(), none[0].data(), none[0].size() * sizeof(float)), 0);
+    EXPECT_NE(std::memcmp(mistral[0].data(), none[0].data(), none[0].size() * sizeof(float)), 0);
 }
 
 // Under a window the results still depend neither on the batch nor on the chunking: each sequence

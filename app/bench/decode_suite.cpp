@@ -148,7 +148,7 @@ std::string format_decode_suite(const nlohmann::json& j) {
          j["device"].get<std::string>().c_str());
     line("  medians of %d alternating rounds\n", j["rounds"].get<int>());
     line("  weights read per token   %.1f MB\n", j["weight_bytes_per_token"].get<double>() / 1e6);
-    line("  memory bandwidth         read (sum, all cores) %.2f GB/s, copy %.2f GB/s\n", j["read_gbps"].get<double>(), j["copy_gbps"].get<double>());
+    line("  memory bandwidth         read (sum, all cores, huge pages) %.2f GB/s, copy %.2f GB/s\n", j["read_gbps"].get<double>(), j["copy_gbps"].get<double>());
     line("  prefill                  %.1f tok/s (%d-token prompt)\n", j["prefill_tok_s"].get<double>(), j["prefill_len"].get<int>());
     line("  %-8s %12s %14s %16s %10s\n", "streams", "decode tok/s", "x 1 stream", "weights GB/s", "of read bw");
     for (const auto& r : j["decode"])

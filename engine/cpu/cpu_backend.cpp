@@ -94,7 +94,8 @@ public:
 
     std::string name() const override { return "cpu"; }
     std::string device_name() const override {
-        return cpu_model_name() + " (" + std::to_string(pool_.size()) + " threads, " + cpu::kernels().isa + ")";
+        return cpu_model_name() + " (" + std::to_string(pool_.size()) + " threads, " + cpu::kernels().isa +
+               (act_parts_ == 1 ? ", int8 activations" : "") + ")";
     }
 
     size_t kv_bytes_per_block(const KvLayout& layout) const override { return layout.bytes_per_block(sizeof(float)); }

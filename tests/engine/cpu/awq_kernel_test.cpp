@@ -107,6 +107,55 @@ TEST(QuantizeActs, PartsReconstructTheInput) {
     }
 }
 
+// quantize_row on every instruction set against act_quant.h's definition written out plainly
+// (d = max|x| / 127, residuals in double, round half to even, clamp to +-127, times 128 per part):
+// the same bits, for blocks the kernels take 16 at a time and for ones they take one by one.
+TEST(QuantizeActs, EveryIsaMatchesTheDefinitionBitForBit) {
+    std::mt19937 rng(6);
+    std::normal_distribution<float> nd(0.0f, 2.0f);
+    for (int block : {24, 64, 128}) {
+        const int cols = block * 3;
+        std::vector<float> x(static_cast<size_t>(cols));
+        for (auto& v : x) v = nd(rng);
+        x[1] = -0.0f;
+        std::fill(x.begin() + block, x.begin() + 2 * block, 0.0f);  // an all-zero block
+        x[size_t(2 * block + 3)] = -50.0f;                           // the block's largest, negative: -127 exactly
+        x[size_t(2 * block + 4)] = 50.0f * 63.5f / 127.0f;          // near a tie at 63.5
+        for (int parts = 1; parts <= 3; ++parts) {
+            std::vector<int8_t> want(size_t(parts) * cols);
+            std::vector<float> want_scale(3), want_sum(3);
+            for (int b = 0; b < 3; ++b) {
+                float amax = 0.0f;
+                for (int i = 0; i < block; ++i) amax = std::max(amax, std::fabs(x[size_t(b * block + i)]));
+                const float d = amax / 127.0f;
+                const double inv = d > 0.0f ? 1.0 / double(d) : 0.0;
+                int32_t sums[3] = {0, 0, 0};
+                for (int i = 0; i < block; ++i) {
+                    double r = double(x[size_t(b * block + i)]) * inv;
+                    for (int p = 0; p < parts; ++p) {
+                        const double v = std::min(127.0, std::max(-127.0, std::nearbyint(r)));
+                        want[size_t(b * parts * block + p * block + i)] = int8_t(v);
+                        sums[p] += int32_t(v);
+                        r = (r - v) * 128.0;
+                    }
+                }
+                want_scale[size_t(b)] = d;
+                want_sum[size_t(b)] = combine_parts(sums, parts);
+            }
+            for (const char* isa : {"generic", "avx2", "avx512", "amx"}) {
+                const KernelTable* k = kernels_for(isa);
+                if (!k) continue;
+                std::vector<int8_t> got(want.size(), 99);
+                std::vector<float> scale(3), sum(3);
+                k->quantize_row(x.data(), cols, block, parts, got.data(), parts * block, block, scale.data(), sum.data());
+                EXPECT_EQ(got, want) << isa << " block " << block << " parts " << parts;
+                EXPECT_EQ(std::memcmp(scale.data(), want_scale.data(), sizeof(float) * 3), 0) << isa << " block " << block;
+                EXPECT_EQ(std::memcmp(sum.data(), want_sum.data(), sizeof(float) * 3), 0) << isa << " block " << block;
+            }
+        }
+    }
+}
+
 // Reference: sum over i of w(i, o) * xhat(t, i) in double, with xhat the activations the parts encode.
 std::vector<double> reference(const RandomAwq& a, const QuantizedActs& q, int m) {
     const AwqMatrix& w = a.m;

@@ -50,6 +50,9 @@ struct KernelTable {
     void (*attention_rows)(const float* const* q, float* const* out, const int* first_key, const int* num_keys, int rows,
                            int kv_head, const KvLayout& layout, const float* k_pool, const float* v_pool,
                            const int32_t* block_table, float scale, float* scores);
+    // out[i] = silu(gate[i]) * up[i] = gate[i] / (1 + e^-gate[i]) * up[i], with the softmax's exp16 (so
+    // every instruction set gives the same bits); ops.h silu_mul calls this.
+    void (*silu_mul)(const float* gate, const float* up, float* out, int64_t n);
 };
 
 // The table the backend uses, chosen once per process: the fastest this CPU supports, or the one

@@ -73,12 +73,7 @@ void rope(float* x, int n, int num_heads, int head_dim, const int32_t* positions
     }
 }
 
-void silu_mul(const float* gate, const float* up, float* out, int64_t n) {
-    for (int64_t i = 0; i < n; ++i) {
-        const float g = gate[i];
-        out[i] = (g / (1.0f + std::exp(-g))) * up[i];
-    }
-}
+void silu_mul(const float* gate, const float* up, float* out, int64_t n) { kernels().silu_mul(gate, up, out, n); }
 
 void row_to_f32(const FloatTensor& t, int64_t row, int64_t cols, float* out) {
     const size_t off = size_t(row) * size_t(cols);

@@ -28,7 +28,7 @@ std::vector<float> rope_inv_freq(const ModelConfig& config);
 //   with angle = position * inv_freq[j] computed in fp32 (as float(pos) * inv_freq[j]).
 void rope(float* x, int n, int num_heads, int head_dim, const int32_t* positions, const float* inv_freq);
 
-// out[i] = silu(gate[i]) * up[i], silu(g) = g / (1 + exp(-g))
+// out[i] = silu(gate[i]) * up[i], silu(g) = g / (1 + exp(-g)), exp within about 1 ulp (the kernels' exp16)
 void silu_mul(const float* gate, const float* up, float* out, int64_t n);
 
 // Converts one row of a FloatTensor (any float dtype) to fp32: out[0..cols) = t[row, :].

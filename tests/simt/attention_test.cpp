@@ -242,6 +242,54 @@ struct PrefillSeq {
     int before, num_q;
 };
 
+// The per-sequence rows and the tile list prefill_attention takes for `seqs` packed one after another.
+struct PrefillTiles {
+    int num_tokens = 0;
+    std::vector<int32_t> q_row, num_q, before, tile_seq, tile_q0;
+};
+
+PrefillTiles prefill_tiles(const std::vector<PrefillSeq>& seqs, int head_dim) {
+    PrefillTiles t;
+    const int tile_rows = prefill_tile_rows(head_dim);
+    for (size_t s = 0; s < seqs.size(); ++s) {
+        t.q_row.push_back(t.num_tokens);
+        t.num_q.push_back(seqs[s].num_q);
+        t.before.push_back(seqs[s].before);
+        for (int q0 = 0; q0 < seqs[s].num_q; q0 += tile_rows) {
+            t.tile_seq.push_back(int32_t(s));
+            t.tile_q0.push_back(q0);
+        }
+        t.num_tokens += seqs[s].num_q;
+    }
+    return t;
+}
+
+// Runs prefill_attention under every schedule the harness knows and compares with `expect`.
+void check_prefill(const std::vector<float>& q, int q_stride, int q_width, int heads, float scale, int window,
+                   const PrefillTiles& t, const PagedFixture& f, const std::vector<float>& expect) {
+    test::for_each_schedule([&](const char*) {
+        DeviceArray<__half> dq(test::to_half(q)), dout(expect.size());
+        DeviceArray<int32_t> dqrow(t.q_row), dnumq(t.num_q), dbefore(t.before), dts(t.tile_seq), dtq(t.tile_q0);
+        dout.poison();
+        PrefillAttention a;
+        a.q = dq.get();
+        a.q_stride = q_stride;
+        a.out = dout.get();
+        a.out_stride = q_width;
+        a.num_heads = heads;
+        a.scale = scale;
+        a.window = window;
+        a.seq_q_row = dqrow.get();
+        a.seq_num_q = dnumq.get();
+        a.seq_context_before = dbefore.get();
+        a.tile_seq = dts.get();
+        a.tile_q0 = dtq.get();
+        a.num_tiles = int(t.tile_seq.size());
+        prefill_attention(a, f.view(), nullptr);
+        EXPECT_TRUE(test::all_close(test::from_half(dout.download()), expect, 2e-3f, 5e-3f));
+    });
+}
+
 struct PrefillCase {
     int heads, kv_heads, head_dim, block_size;
     std::vector<PrefillSeq> seqs;
@@ -266,19 +314,9 @@ TEST(SimtPrefillAttention, CausalChunksOverCachedPrefixMatchCpuReference) {
         seed += 10;
         const int q_width = c.heads * c.head_dim;
         const int q_stride = q_width + 2 * c.kv_heads * c.head_dim;
-        int T = 0;
-        std::vector<int32_t> q_row, num_q, before, tile_seq, tile_q0;
-        const int tile_rows = prefill_tile_rows(c.head_dim);
-        for (size_t s = 0; s < c.seqs.size(); ++s) {
-            q_row.push_back(T);
-            num_q.push_back(c.seqs[s].num_q);
-            before.push_back(c.seqs[s].before);
-            for (int q0 = 0; q0 < c.seqs[s].num_q; q0 += tile_rows) {
-                tile_seq.push_back(int32_t(s));
-                tile_q0.push_back(q0);
-            }
-            T += c.seqs[s].num_q;
-        }
+        const PrefillTiles t = prefill_tiles(c.seqs, c.head_dim);
+        const int T = t.num_tokens;
+        const std::vector<int32_t>& q_row = t.q_row;
         const auto q = test::round_to_half(test::random_floats(size_t(T) * q_stride, -1.5f, 1.5f, seed++));
         const float scale = 1.0f / std::sqrt(float(c.head_dim));
         std::vector<float> expect(size_t(T) * q_width);
@@ -290,26 +328,7 @@ TEST(SimtPrefillAttention, CausalChunksOverCachedPrefixMatchCpuReference) {
             cpu::paged_attention(qs.data(), &expect[size_t(q_row[s]) * q_width], c.seqs[s].num_q, c.seqs[s].before, c.heads,
                                  f.layout, f.k.data(), f.v.data(), f.tables[s].data(), scale);
         }
-        test::for_each_schedule([&](const char*) {
-            DeviceArray<__half> dq(test::to_half(q)), dout(expect.size());
-            DeviceArray<int32_t> dqrow(q_row), dnumq(num_q), dbefore(before), dts(tile_seq), dtq(tile_q0);
-            dout.poison();
-            PrefillAttention a;
-            a.q = dq.get();
-            a.q_stride = q_stride;
-            a.out = dout.get();
-            a.out_stride = q_width;
-            a.num_heads = c.heads;
-            a.scale = scale;
-            a.seq_q_row = dqrow.get();
-            a.seq_num_q = dnumq.get();
-            a.seq_context_before = dbefore.get();
-            a.tile_seq = dts.get();
-            a.tile_q0 = dtq.get();
-            a.num_tiles = int(tile_seq.size());
-            prefill_attention(a, f.view(), nullptr);
-            EXPECT_TRUE(test::all_close(test::from_half(dout.download()), expect, 2e-3f, 5e-3f));
-        });
+        check_prefill(q, q_stride, q_width, c.heads, scale, 0, t, f, expect);
     }
 }
 
@@ -420,19 +439,9 @@ TEST(SimtPrefillAttention, SlidingWindowReadsOnlyTheWindowOfEachRow) {
         seed += 10;
         for (size_t s = 0; s < c.seqs.size(); ++s) f.poison_before(s, std::max(0, c.seqs[s].before - c.window + 1));
         const int q_width = c.heads * c.head_dim;
-        int T = 0;
-        std::vector<int32_t> q_row, num_q, before, tile_seq, tile_q0;
-        const int tile_rows = prefill_tile_rows(c.head_dim);
-        for (size_t s = 0; s < c.seqs.size(); ++s) {
-            q_row.push_back(T);
-            num_q.push_back(c.seqs[s].num_q);
-            before.push_back(c.seqs[s].before);
-            for (int q0 = 0; q0 < c.seqs[s].num_q; q0 += tile_rows) {
-                tile_seq.push_back(int32_t(s));
-                tile_q0.push_back(q0);
-            }
-            T += c.seqs[s].num_q;
-        }
+        const PrefillTiles t = prefill_tiles(c.seqs, c.head_dim);
+        const int T = t.num_tokens;
+        const std::vector<int32_t>& q_row = t.q_row;
         const auto q = test::round_to_half(test::random_floats(size_t(T) * q_width, -1.5f, 1.5f, seed++));
         const float scale = 1.0f / std::sqrt(float(c.head_dim));
         std::vector<float> expect(size_t(T) * q_width);
@@ -440,27 +449,7 @@ TEST(SimtPrefillAttention, SlidingWindowReadsOnlyTheWindowOfEachRow) {
             test::windowed_paged_attention(&q[size_t(q_row[s]) * q_width], &expect[size_t(q_row[s]) * q_width], c.seqs[s].num_q,
                                            c.seqs[s].before, c.heads, f.layout, f.k.data(), f.v.data(), f.tables[s].data(), scale,
                                            c.window);
-        test::for_each_schedule([&](const char*) {
-            DeviceArray<__half> dq(test::to_half(q)), dout(expect.size());
-            DeviceArray<int32_t> dqrow(q_row), dnumq(num_q), dbefore(before), dts(tile_seq), dtq(tile_q0);
-            dout.poison();
-            PrefillAttention a;
-            a.q = dq.get();
-            a.q_stride = q_width;
-            a.out = dout.get();
-            a.out_stride = q_width;
-            a.num_heads = c.heads;
-            a.scale = scale;
-            a.window = c.window;
-            a.seq_q_row = dqrow.get();
-            a.seq_num_q = dnumq.get();
-            a.seq_context_before = dbefore.get();
-            a.tile_seq = dts.get();
-            a.tile_q0 = dtq.get();
-            a.num_tiles = int(tile_seq.size());
-            prefill_attention(a, f.view(), nullptr);
-            EXPECT_TRUE(test::all_close(test::from_half(dout.download()), expect, 2e-3f, 5e-3f));
-        });
+        check_prefill(q, q_width, q_width, c.heads, scale, c.window, t, f, expect);
     }
 }
 

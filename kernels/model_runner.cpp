@@ -61,12 +61,6 @@ size_t ModelRunner::activation_bytes() const {
            act_.bytes() + final_.bytes() + logits_.bytes() + attn_workspace_.bytes() + linear_.workspace_bytes();
 }
 
-int attention_window(const ModelConfig& config) {
-    if (config.architecture != "MistralForCausalLM" || !config.sliding_window) return 0;
-    // A window that covers the whole context changes nothing: keep the plain (cheaper) path.
-    return *config.sliding_window >= config.max_position_embeddings ? 0 : *config.sliding_window;
-}
-
 int ModelRunner::decode_partitions(int table_width) const { return partitions_for(table_width * layout_.block_size, rc_); }
 
 void ModelRunner::set_kv(const KvLayout& layout, const std::vector<__half*>& k, const std::vector<__half*>& v, int max_context) {

@@ -26,10 +26,6 @@ struct RunnerConfig {
     LinearPolicy policy;
 };
 
-// The attention window the model was trained with: Mistral's `sliding_window` (transformers applies
-// it for MistralForCausalLM only; Llama ignores the field), or 0 when every earlier key is attended.
-int attention_window(const ModelConfig& config);
-
 class ModelRunner {
 public:
     ModelRunner(const ModelConfig& config, const DeviceModel& model, const RunnerConfig& rc, int sm_count);

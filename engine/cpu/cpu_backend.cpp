@@ -44,13 +44,6 @@ uint64_t available_ram() {
     return uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGE_SIZE)) / 2;
 }
 
-// The sliding window attention uses (0: none). transformers applies `sliding_window` in Mistral's
-// attention only (Llama's ignores the field, which some Llama-architecture configs carry); the CUDA
-// backend follows the same rule (kernels/model_runner.cpp attention_window).
-int attention_window(const ModelConfig& c) {
-    return c.architecture == "MistralForCausalLM" && c.sliding_window ? *c.sliding_window : 0;
-}
-
 // Per-step activations, grown to the largest batch seen and then reused.
 struct Scratch {
     std::vector<float> x, xn, q, k, v, attn, proj, gate, up, logits_in;

@@ -228,4 +228,9 @@ ModelConfig load_model_config(const std::string& model_dir) {
     return c;
 }
 
+int attention_window(const ModelConfig& config) {
+    if (config.architecture != "MistralForCausalLM" || !config.sliding_window) return 0;
+    return *config.sliding_window >= config.max_position_embeddings ? 0 : *config.sliding_window;
+}
+
 }  // namespace folio

@@ -59,4 +59,10 @@ ModelConfig load_model_config(const std::string& model_dir);
 // Same, from an already parsed JSON text; `source` names the file in error messages.
 ModelConfig parse_model_config(const std::string& json_text, const std::string& source);
 
+// The sliding window attention uses, in keys (0: every earlier key is attended). transformers applies
+// `sliding_window` in Mistral's attention only (Llama's ignores the field, which some Llama-architecture
+// configs carry); a window covering the whole context changes nothing, so it reads as 0 too. Both
+// backends take it from here so their masks cannot drift apart.
+int attention_window(const ModelConfig& config);
+
 }  // namespace folio

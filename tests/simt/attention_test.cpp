@@ -393,20 +393,6 @@ TEST(SimtDecodeAttention, SlidingWindowReadsOnlyTheLastWindowKeys) {
     }
 }
 
-TEST(SimtAttentionWindow, OnlyMistralCheckpointsGetTheirSlidingWindow) {
-    ModelConfig c;
-    c.architecture = "MistralForCausalLM";
-    c.max_position_embeddings = 32768;
-    EXPECT_EQ(attention_window(c), 0);  // v0.2+: "sliding_window": null
-    c.sliding_window = 4096;
-    EXPECT_EQ(attention_window(c), 4096);  // v0.1
-    c.max_position_embeddings = 4096;
-    EXPECT_EQ(attention_window(c), 0);  // a window as long as the context changes nothing
-    c.architecture = "LlamaForCausalLM";
-    c.max_position_embeddings = 32768;
-    EXPECT_EQ(attention_window(c), 0);  // transformers' Llama ignores the field
-}
-
 TEST(SimtDecodeAttention, PartitionCountFollowsTheWindow) {
     EXPECT_EQ(decode_attention_partitions(0, 512, 0), 0);
     EXPECT_EQ(decode_attention_partitions(4096, 512, 0), 8);

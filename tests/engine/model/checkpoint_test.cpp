@@ -215,6 +215,20 @@ TEST(ModelConfig, MistralAndLlama31Settings) {
     EXPECT_NEAR(inv[32], (1 - smooth) * f / 8.0 + smooth * f, 1e-6 * f);
 }
 
+TEST(ModelConfig, OnlyMistralCheckpointsGetTheirSlidingWindow) {
+    ModelConfig c;
+    c.architecture = "MistralForCausalLM";
+    c.max_position_embeddings = 32768;
+    EXPECT_EQ(attention_window(c), 0);  // v0.2+: "sliding_window": null
+    c.sliding_window = 4096;
+    EXPECT_EQ(attention_window(c), 4096);  // v0.1
+    c.max_position_embeddings = 4096;
+    EXPECT_EQ(attention_window(c), 0);  // a window as long as the context changes nothing
+    c.architecture = "LlamaForCausalLM";
+    c.max_position_embeddings = 32768;
+    EXPECT_EQ(attention_window(c), 0);  // transformers' Llama ignores the field
+}
+
 TEST(ModelConfig, AwqSideFileAndGroupSize) {
     test::TempDir d;
     // TheBloke-style: settings in quant_config.json, none in config.json.

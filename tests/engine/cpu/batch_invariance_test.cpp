@@ -8,52 +8,15 @@
 #include "engine/backend/backend.h"
 #include "engine/cpu/cpu_backend.h"
 #include "engine/cpu/kernels.h"
+#include "tests/engine/cpu/chunked_run.h"
 #include "tests/engine/cpu/model_fixture.h"
 #include "tests/support/fixtures.h"
 
 namespace folio {
 namespace {
 
-struct Seq {
-    std::vector<int32_t> tokens;
-    std::vector<int32_t> blocks;
-};
+using Seq = test::PagedSeq;
 
-// Feeds each sequence's tokens in chunks of `chunk` (all sequences in one batch per step) and returns
-// the logits of each sequence's last token after every chunk.
-std::vector<std::vector<float>> run(Backend& b, int vocab, const std::vector<Seq>& seqs, int chunk) {
-    std::vector<std::vector<float>> out(seqs.size());
-    std::vector<int> done(seqs.size(), 0);
-    std::vector<float> logits;
-    for (bool any = true; any;) {
-        any = false;
-        ForwardBatch batch;
-        std::vector<size_t> which;
-        for (size_t i = 0; i < seqs.size(); ++i) {
-            const int n = std::min<int>(chunk, int(seqs[i].tokens.size()) - done[i]);
-            if (n <= 0) continue;
-            any = true;
-            SeqSlice s;
-            s.seq_id = int64_t(i);
-            s.token_offset = batch.num_tokens();
-            s.num_tokens = n;
-            s.context_before = done[i];
-            s.block_table_offset = int(batch.block_tables.size());
-            s.num_blocks = int(seqs[i].blocks.size());
-            s.want_logits = true;
-            batch.tokens.insert(batch.tokens.end(), seqs[i].tokens.begin() + done[i], seqs[i].tokens.begin() + done[i] + n);
-            batch.block_tables.insert(batch.block_tables.end(), seqs[i].blocks.begin(), seqs[i].blocks.end());
-            batch.seqs.push_back(s);
-            which.push_back(i);
-            done[i] += n;
-        }
-        if (!any) break;
-        b.forward(batch, logits);
-        for (size_t r = 0; r < which.size(); ++r)
-            out[which[r]].insert(out[which[r]].end(), logits.begin() + long(r * vocab), logits.begin() + long((r + 1) * vocab));
-    }
-    return out;
-}
 
 void check(const std::string& fixture) {
     auto m = test::load_weights_only(test::fixture_path("models/" + fixture));
@@ -77,18 +40,18 @@ void check(const std::string& fixture) {
     // Reference: each sequence alone, one token per step (pure decode).
     std::vector<std::vector<float>> alone;
     for (const auto& s : seqs) {
-        auto r = run(*backend, vocab, {s}, 1);
+        auto r = test::run_chunked(*backend, vocab, {s}, 1);
         alone.push_back(r[0]);
     }
     // Together, token by token: same logits bit for bit at every position.
-    auto together = run(*backend, vocab, seqs, 1);
+    auto together = test::run_chunked(*backend, vocab, seqs, 1);
     for (size_t i = 0; i < seqs.size(); ++i) {
         ASSERT_EQ(together[i].size(), alone[i].size());
         EXPECT_EQ(std::memcmp(together[i].data(), alone[i].data(), alone[i].size() * sizeof(float)), 0) << "sequence " << i;
     }
     // Together with chunked prefill (chunks of 7): the logits after each chunk equal the decode
     // logits at that position.
-    auto chunked = run(*backend, vocab, seqs, 7);
+    auto chunked = test::run_chunked(*backend, vocab, seqs, 7);
     for (size_t i = 0; i < seqs.size(); ++i) {
         const size_t n = seqs[i].tokens.size();
         size_t chunk_idx = 0;

@@ -13,6 +13,7 @@
 #include "engine/core/thread_pool.h"
 #include "engine/cpu/cpu_backend.h"
 #include "engine/cpu/ops.h"
+#include "tests/engine/cpu/chunked_run.h"
 #include "tests/engine/cpu/model_fixture.h"
 #include "tests/support/fixtures.h"
 
@@ -82,44 +83,8 @@ std::vector<std::vector<float>> reference_logits(const Model& m, const std::vect
     return rows;
 }
 
-struct Seq {
-    std::vector<int32_t> tokens;
-    std::vector<int32_t> blocks;
-};
+using Seq = test::PagedSeq;
 
-// Feeds every sequence in chunks of `chunk` tokens (all sequences in one batch per step); returns,
-// per sequence, the logits of the last token of each chunk, concatenated.
-std::vector<std::vector<float>> run(Backend& b, int vocab, const std::vector<Seq>& seqs, int chunk) {
-    std::vector<std::vector<float>> out(seqs.size());
-    std::vector<int> done(seqs.size(), 0);
-    std::vector<float> logits;
-    for (;;) {
-        ForwardBatch batch;
-        std::vector<size_t> which;
-        for (size_t i = 0; i < seqs.size(); ++i) {
-            const int n = std::min<int>(chunk, int(seqs[i].tokens.size()) - done[i]);
-            if (n <= 0) continue;
-            SeqSlice s;
-            s.seq_id = int64_t(i);
-            s.token_offset = batch.num_tokens();
-            s.num_tokens = n;
-            s.context_before = done[i];
-            s.block_table_offset = int(batch.block_tables.size());
-            s.num_blocks = int(seqs[i].blocks.size());
-            s.want_logits = true;
-            batch.tokens.insert(batch.tokens.end(), seqs[i].tokens.begin() + done[i], seqs[i].tokens.begin() + done[i] + n);
-            batch.block_tables.insert(batch.block_tables.end(), seqs[i].blocks.begin(), seqs[i].blocks.end());
-            batch.seqs.push_back(s);
-            which.push_back(i);
-            done[i] += n;
-        }
-        if (which.empty()) break;
-        b.forward(batch, logits);
-        for (size_t r = 0; r < which.size(); ++r)
-            out[which[r]].insert(out[which[r]].end(), logits.begin() + long(r * vocab), logits.begin() + long((r + 1) * vocab));
-    }
-    return out;
-}
 
 // Backend logits under `window` (nullopt: none) for the given sequences and chunk size. The
 // fixtures are Llama checkpoints; as Mistral (the same network) their config's window applies.
@@ -129,7 +94,7 @@ std::vector<std::vector<float>> backend_logits(Model& m, std::optional<int> wind
     m.config.sliding_window = window;
     auto backend = make_cpu_backend(m, {});
     backend->allocate_kv(KvLayout{m.config.num_layers, m.config.num_kv_heads, m.config.head_dim, 16, 32});
-    return run(*backend, m.config.vocab_size, seqs, chunk);
+    return test::run_chunked(*backend, m.config.vocab_size, seqs, chunk);
 }
 
 std::vector<Seq> random_seqs(int vocab, const std::vector<int>& lengths) {

@@ -62,8 +62,10 @@ Report inspect(const std::string& object, const std::string& isa) {
         const char type = m[1].str()[0];
         const bool code = type == 'T' || type == 'W' || type == 'i';
         const bool global_data = type == 'D' || type == 'B' || type == 'R';
-        // Weak or unique data (guard variables, inline constants) holds no instructions.
-        if ((code || global_data) && m[2].str() != table) r.exported.push_back(std::string(1, type) + " " + m[2].str());
+        // Weak or unique data (guard variables, inline constants) holds no instructions, nor does the
+        // one-byte ODR indicator AddressSanitizer adds next to each global (the table's, here).
+        const bool asan_odr = m[2].str().rfind("__odr_asan.", 0) == 0;
+        if ((code || global_data) && !asan_odr && m[2].str() != table) r.exported.push_back(std::string(1, type) + " " + m[2].str());
     }
     const std::regex own("^(\\S+ )?folio::cpu::" + isa + "::\\(anonymous namespace\\)::");
     static const std::regex header("^[0-9a-f]+ <(.*)>:$");

@@ -2,12 +2,22 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <new>
 
 #include "engine/core/thread_pool.h"
 #include "engine/cpu/kernels.h"
 
 namespace folio::cpu {
 
+void* alloc_act_storage(size_t bytes) {
+    const size_t rounded = (std::max<size_t>(bytes, 1) + 63) / 64 * 64;
+    void* p = std::aligned_alloc(64, rounded);
+    if (!p) throw std::bad_alloc();
+    return p;
+}
+
+void free_act_storage(void* p) noexcept { std::free(p); }
 
 void quantize_acts(const float* x, int rows, int cols, int block, int parts, QuantizedActs& out, ThreadPool* pool) {
     out.rows = rows;

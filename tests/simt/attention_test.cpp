@@ -93,6 +93,62 @@ struct DecodeCase {
     std::vector<int> lens;  // 0: a padding row
 };
 
+// One decode_attention launch over `f`: the query of sequence s at row rows[s] of `q` (rows of
+// q_stride), its output at the same row of an out_rows x q_width output.
+struct DecodeLaunch {
+    int q_stride = 0, q_width = 0, out_rows = 0, heads = 0;
+    float scale = 1.0f;
+    int window = 0, partition = 512;
+    int max_partitions = 1;  // sizes the grid and the workspace
+};
+
+// Runs decode_attention once (output and workspace poisoned first) and returns the output as fp32.
+std::vector<float> run_decode(const std::vector<float>& q, const std::vector<int32_t>& rows, const std::vector<int>& lens,
+                              const DecodeLaunch& l, const PagedFixture& f) {
+    DeviceArray<__half> dq(test::to_half(q)), dout(size_t(l.out_rows) * l.q_width);
+    DeviceArray<int32_t> drows(rows), dlens(lens);
+    DeviceArray<float> work(decode_attention_workspace_floats(int(rows.size()), l.heads, f.layout.head_dim, l.max_partitions));
+    dout.poison();
+    work.poison();
+    DecodeAttention a;
+    a.q = dq.get();
+    a.q_stride = l.q_stride;
+    a.out = dout.get();
+    a.out_stride = l.q_width;
+    a.q_rows = drows.get();
+    a.seq_lens = dlens.get();
+    a.num_seqs = int(rows.size());
+    a.num_heads = l.heads;
+    a.scale = l.scale;
+    a.window = l.window;
+    a.partition_size = l.partition;
+    a.max_partitions = l.max_partitions;
+    a.workspace = work.get();
+    decode_attention(a, f.view(), nullptr);
+    return test::from_half(dout.download());
+}
+
+// Runs decode_attention under every schedule the harness knows and compares the query rows with
+// `expect`; rows that hold no query must stay untouched (poison).
+void check_decode(const std::vector<float>& q, const std::vector<int32_t>& rows, const std::vector<int>& lens,
+                  const DecodeLaunch& l, const PagedFixture& f, const std::vector<float>& expect) {
+    test::for_each_schedule([&](const char*) {
+        const auto got = run_decode(q, rows, lens, l, f);
+        std::vector<float> g, e;
+        for (const int32_t row : rows) {
+            const size_t r = size_t(row) * l.q_width;
+            g.insert(g.end(), got.begin() + ptrdiff_t(r), got.begin() + ptrdiff_t(r + size_t(l.q_width)));
+            e.insert(e.end(), expect.begin() + ptrdiff_t(r), expect.begin() + ptrdiff_t(r + size_t(l.q_width)));
+        }
+        EXPECT_TRUE(test::all_close(g, e, 2e-3f, 5e-3f));
+        for (int r = 0; r < l.out_rows; ++r) {
+            if (std::find(rows.begin(), rows.end(), r) == rows.end()) {
+                EXPECT_TRUE(std::isnan(got[size_t(r) * l.q_width])) << "row " << r;
+            }
+        }
+    });
+}
+
 TEST(SimtDecodeAttention, MatchesCpuReferenceAcrossGqaPartitionsAndBlockTables) {
     const DecodeCase cases[] = {
         {8, 8, 16, 16, 512, {1, 15, 16, 17, 40}},          // GQA 1, block boundaries
@@ -129,39 +185,11 @@ TEST(SimtDecodeAttention, MatchesCpuReferenceAcrossGqaPartitionsAndBlockTables) 
         }
         int max_parts = 1;
         for (int len : c.lens) max_parts = std::max(max_parts, (len + c.partition - 1) / c.partition);
-        test::for_each_schedule([&](const char*) {
-            DeviceArray<__half> dq(test::to_half(q)), dout(expect.size());
-            DeviceArray<int32_t> drows(rows), dlens(c.lens);
-            // The grid may be larger than needed (CUDA graphs size it for the longest context).
-            const int grid_parts = max_parts + 1;
-            DeviceArray<float> work(decode_attention_workspace_floats(S, c.heads, c.head_dim, grid_parts));
-            dout.poison();
-            work.poison();
-            DecodeAttention a;
-            a.q = dq.get();
-            a.q_stride = q_stride;
-            a.out = dout.get();
-            a.out_stride = q_width;
-            a.q_rows = drows.get();
-            a.seq_lens = dlens.get();
-            a.num_seqs = S;
-            a.num_heads = c.heads;
-            a.scale = scale;
-            a.partition_size = c.partition;
-            a.max_partitions = grid_parts;
-            a.workspace = work.get();
-            decode_attention(a, f.view(), nullptr);
-            const auto got = test::from_half(dout.download());
-            // Rows that hold no decode query stay untouched (poison in both).
-            std::vector<float> g, e;
-            for (int s = 0; s < S; ++s) {
-                const size_t r = size_t(rows[size_t(s)]) * q_width;
-                g.insert(g.end(), got.begin() + ptrdiff_t(r), got.begin() + ptrdiff_t(r + size_t(q_width)));
-                e.insert(e.end(), expect.begin() + ptrdiff_t(r), expect.begin() + ptrdiff_t(r + size_t(q_width)));
-            }
-            EXPECT_TRUE(test::all_close(g, e, 2e-3f, 5e-3f));
-            for (int r : {0, 1}) EXPECT_TRUE(std::isnan(got[size_t(r) * q_width]));
-        });
+        // The grid may be larger than needed (CUDA graphs size it for the longest context).
+        check_decode(q, rows, c.lens,
+                     {.q_stride = q_stride, .q_width = q_width, .out_rows = S + 2, .heads = c.heads, .scale = scale,
+                      .partition = c.partition, .max_partitions = max_parts + 1},
+                     f, expect);
     }
 }
 
@@ -191,28 +219,12 @@ TEST(SimtDecodeAttention, LongContextsSplitIntoManyPartitions) {
                                            f.layout, f.k.data(), f.v.data(), f.tables[size_t(s)].data(), scale, window);
         const int parts = decode_attention_partitions(32768, 512, window);
         EXPECT_EQ(parts, window ? 8 : 64);
-        DeviceArray<__half> dq(test::to_half(q)), dout(q.size());
-        DeviceArray<int32_t> drows(std::vector<int32_t>{0, 1}), dlens(std::vector<int32_t>{4096, 32768});
-        DeviceArray<float> work(decode_attention_workspace_floats(S, heads, 128, parts));
-        dout.poison();
-        work.poison();
-        DecodeAttention a;
-        a.q = dq.get();
-        a.q_stride = q_width;
-        a.out = dout.get();
-        a.out_stride = q_width;
-        a.q_rows = drows.get();
-        a.seq_lens = dlens.get();
-        a.num_seqs = S;
-        a.num_heads = heads;
-        a.scale = scale;
-        a.window = window;
-        a.partition_size = 512;
-        a.max_partitions = parts;
-        a.workspace = work.get();
-        decode_attention(a, f.view(), nullptr);
+        const auto got = run_decode(q, {0, 1}, {4096, 32768},
+                                    {.q_stride = q_width, .q_width = q_width, .out_rows = S, .heads = heads, .scale = scale,
+                                     .window = window, .partition = 512, .max_partitions = parts},
+                                    f);
         // Averages over thousands of keys are small: compare with an absolute bound near fp16's step there.
-        EXPECT_TRUE(test::all_close(test::from_half(dout.download()), expect, 5e-4f, 5e-3f));
+        EXPECT_TRUE(test::all_close(got, expect, 5e-4f, 5e-3f));
     }
 }
 
@@ -367,29 +379,10 @@ TEST(SimtDecodeAttention, SlidingWindowReadsOnlyTheLastWindowKeys) {
         EXPECT_LE(max_parts, (c.window + c.partition - 1) / c.partition + 1);
         std::vector<int32_t> rows(static_cast<size_t>(S));
         std::iota(rows.begin(), rows.end(), 0);
-        test::for_each_schedule([&](const char*) {
-            DeviceArray<__half> dq(test::to_half(q)), dout(q.size());
-            DeviceArray<int32_t> drows(rows), dlens(c.lens);
-            DeviceArray<float> work(decode_attention_workspace_floats(S, c.heads, c.head_dim, max_parts));
-            dout.poison();
-            work.poison();
-            DecodeAttention a;
-            a.q = dq.get();
-            a.q_stride = q_width;
-            a.out = dout.get();
-            a.out_stride = q_width;
-            a.q_rows = drows.get();
-            a.seq_lens = dlens.get();
-            a.num_seqs = S;
-            a.num_heads = c.heads;
-            a.scale = scale;
-            a.window = c.window;
-            a.partition_size = c.partition;
-            a.max_partitions = max_parts;
-            a.workspace = work.get();
-            decode_attention(a, f.view(), nullptr);
-            EXPECT_TRUE(test::all_close(test::from_half(dout.download()), expect, 2e-3f, 5e-3f));
-        });
+        check_decode(q, rows, c.lens,
+                     {.q_stride = q_width, .q_width = q_width, .out_rows = S, .heads = c.heads, .scale = scale,
+                      .window = c.window, .partition = c.partition, .max_partitions = max_parts},
+                     f, expect);
     }
 }
 

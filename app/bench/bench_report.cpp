@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "app/bench/report_text.h"
 #include "engine/core/error.h"
 
 namespace folio::bench {
@@ -88,35 +89,29 @@ std::string rate_text(double rate) {
 }  // namespace
 
 std::string format_table(const nlohmann::json& j) {
-    char buf[4096];
-    std::string out;
-    auto line = [&](const char* fmt, auto... args) {
-        std::snprintf(buf, sizeof buf, fmt, args...);
-        out += buf;
-    };
-    line("folio-bench: %s on %s (%s)\n", j["model"].get<std::string>().c_str(), j["backend"].get<std::string>().c_str(),
-         j["device"].get<std::string>().c_str());
-    line("  workload            %s\n", j["workload"].get<std::string>().c_str());
-    line("  batching            %s, prefix caching %s, concurrency %s, rate %s\n", j["batching"].get<std::string>().c_str(),
-         j["prefix_caching"].get<bool>() ? "on" : "off",
-         j["concurrency"].get<int>() > 0 ? std::to_string(j["concurrency"].get<int>()).c_str() : "unlimited",
-         rate_text(j["rate"].get<double>()).c_str());
-    line("  requests            %lld (%lld completed, %lld errors)\n", (long long)j["requests"].get<int64_t>(),
-         (long long)j["completed"].get<int64_t>(), (long long)j["errors"].get<int64_t>());
-    line("  tokens              %lld in, %lld out\n", (long long)j["input_tokens"].get<int64_t>(), (long long)j["output_tokens"].get<int64_t>());
-    line("  duration            %.3f s\n", j["duration_s"].get<double>());
-    line("  throughput          %.2f requests/s, %.1f output tok/s, %.1f total tok/s\n", j["requests_per_s"].get<double>(),
-         j["output_tokens_per_s"].get<double>(), j["total_tokens_per_s"].get<double>());
-    line("  TTFT                p50 %.1f ms, p99 %.1f ms (mean %.1f)\n", j["ttft_ms_p50"].get<double>(), j["ttft_ms_p99"].get<double>(),
-         j["ttft_ms_mean"].get<double>());
-    line("  inter-token latency p50 %.1f ms, p99 %.1f ms (mean %.1f)\n", j["itl_ms_p50"].get<double>(), j["itl_ms_p99"].get<double>(),
-         j["itl_ms_mean"].get<double>());
-    line("  steps               %lld, %.1f sequences per step on average\n", (long long)j["steps"].get<int64_t>(), j["mean_batch_seqs"].get<double>());
-    line("  KV pool             %lld blocks of %d, peak %lld used, fragmentation %.2f%%\n", (long long)j["kv_blocks_total"].get<int64_t>(),
-         j["block_size"].get<int>(), (long long)j["peak_blocks_used"].get<int64_t>(), 100.0 * j["kv_fragmentation"].get<double>());
-    line("  preemptions         %lld\n", (long long)j["preemptions"].get<int64_t>());
-    line("  prefix hit rate     %.1f%%\n", 100.0 * j["prefix_hit_rate"].get<double>());
-    return out;
+    const auto text = [&](const char* key) { return j[key].get_ref<const std::string&>().c_str(); };
+    const auto real = [&](const char* key) { return j[key].get<double>(); };
+    const auto count = [&](const char* key) { return (long long)j[key].get<int64_t>(); };
+    const int concurrency = j["concurrency"].get<int>();
+    const std::string concurrency_text = concurrency > 0 ? std::to_string(concurrency) : "unlimited";
+    ReportText out(20);
+    out.line("folio-bench: %s on %s (%s)\n", text("model"), text("backend"), text("device"));
+    out.row("workload", "%s", text("workload"));
+    out.row("batching", "%s, prefix caching %s, concurrency %s, rate %s", text("batching"), j["prefix_caching"].get<bool>() ? "on" : "off",
+            concurrency_text.c_str(), rate_text(real("rate")).c_str());
+    out.row("requests", "%lld (%lld completed, %lld errors)", count("requests"), count("completed"), count("errors"));
+    out.row("tokens", "%lld in, %lld out", count("input_tokens"), count("output_tokens"));
+    out.row("duration", "%.3f s", real("duration_s"));
+    out.row("throughput", "%.2f requests/s, %.1f output tok/s, %.1f total tok/s", real("requests_per_s"), real("output_tokens_per_s"),
+            real("total_tokens_per_s"));
+    out.row("TTFT", "p50 %.1f ms, p99 %.1f ms (mean %.1f)", real("ttft_ms_p50"), real("ttft_ms_p99"), real("ttft_ms_mean"));
+    out.row("inter-token latency", "p50 %.1f ms, p99 %.1f ms (mean %.1f)", real("itl_ms_p50"), real("itl_ms_p99"), real("itl_ms_mean"));
+    out.row("steps", "%lld, %.1f sequences per step on average", count("steps"), real("mean_batch_seqs"));
+    out.row("KV pool", "%lld blocks of %d, peak %lld used, fragmentation %.2f%%", count("kv_blocks_total"), j["block_size"].get<int>(),
+            count("peak_blocks_used"), 100.0 * real("kv_fragmentation"));
+    out.row("preemptions", "%lld", count("preemptions"));
+    out.row("prefix hit rate", "%.1f%%", 100.0 * real("prefix_hit_rate"));
+    return out.text;
 }
 
 void write_outputs(const RunResult& run, const std::string& path) {

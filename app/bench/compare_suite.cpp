@@ -1,8 +1,8 @@
 #include "app/bench/compare_suite.h"
 
 #include <algorithm>
-#include <cstdio>
 
+#include "app/bench/report_text.h"
 #include "app/bench/workload_runner.h"
 
 namespace folio::bench {
@@ -46,24 +46,19 @@ nlohmann::json run_compare_suite(const Workload& workload, int rounds, const Run
 }
 
 std::string format_compare_suite(const nlohmann::json& j) {
-    char buf[512];
-    std::string out;
-    auto line = [&](const char* fmt, auto... args) {
-        std::snprintf(buf, sizeof buf, fmt, args...);
-        out += buf;
-    };
-    line("folio-bench --suite compare: %s on %s\n", j["model"].get<std::string>().c_str(), j["device"].get<std::string>().c_str());
-    line("  workload: %s; median of %d alternating rounds\n", j["workload"].get<std::string>().c_str(), j["rounds"].get<int>());
-    line("  %-26s %10s %8s %9s %9s %8s %8s %7s %6s %7s %7s %8s\n", "config", "out tok/s", "x single", "TTFT p50", "TTFT p99", "ITL p50",
-         "ITL p99", "frag %", "peak", "preempt", "hit %", "batch");
+    ReportText out;
+    out.line("folio-bench --suite compare: %s on %s\n", j["model"].get<std::string>().c_str(), j["device"].get<std::string>().c_str());
+    out.line("  workload: %s; median of %d alternating rounds\n", j["workload"].get<std::string>().c_str(), j["rounds"].get<int>());
+    out.line("  %-26s %10s %8s %9s %9s %8s %8s %7s %6s %7s %7s %8s\n", "config", "out tok/s", "x single", "TTFT p50", "TTFT p99", "ITL p50",
+             "ITL p99", "frag %", "peak", "preempt", "hit %", "batch");
     for (const auto& r : j["configs"])
-        line("  %-26s %10.1f %8.2f %9.1f %9.1f %8.1f %8.1f %7.2f %6lld %7lld %7.1f %8.1f\n", r["config"].get<std::string>().c_str(),
-             r["output_tokens_per_s"].get<double>(), r["throughput_vs_single_stream"].get<double>(), r["ttft_ms_p50"].get<double>(),
-             r["ttft_ms_p99"].get<double>(), r["itl_ms_p50"].get<double>(), r["itl_ms_p99"].get<double>(),
-             100.0 * r["kv_fragmentation"].get<double>(), (long long)r["peak_blocks_used"].get<int64_t>(),
-             (long long)r["preemptions"].get<int64_t>(), 100.0 * r["prefix_hit_rate"].get<double>(), r["mean_batch_seqs"].get<double>());
-    line("  (times in ms; peak = KV blocks; batch = sequences per step)\n");
-    return out;
+        out.line("  %-26s %10.1f %8.2f %9.1f %9.1f %8.1f %8.1f %7.2f %6lld %7lld %7.1f %8.1f\n", r["config"].get<std::string>().c_str(),
+                 r["output_tokens_per_s"].get<double>(), r["throughput_vs_single_stream"].get<double>(), r["ttft_ms_p50"].get<double>(),
+                 r["ttft_ms_p99"].get<double>(), r["itl_ms_p50"].get<double>(), r["itl_ms_p99"].get<double>(),
+                 100.0 * r["kv_fragmentation"].get<double>(), (long long)r["peak_blocks_used"].get<int64_t>(),
+                 (long long)r["preemptions"].get<int64_t>(), 100.0 * r["prefix_hit_rate"].get<double>(), r["mean_batch_seqs"].get<double>());
+    out.line("  (times in ms; peak = KV blocks; batch = sequences per step)\n");
+    return out.text;
 }
 
 }  // namespace folio::bench

@@ -2,12 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
 #include <random>
 #include <unordered_set>
 
 #include "app/bench/bench_report.h"
 #include "app/bench/memory_bandwidth.h"
+#include "app/bench/report_text.h"
 #include "engine/core/error.h"
 #include "engine/core/thread_pool.h"
 #include "engine/model/model.h"
@@ -138,23 +138,19 @@ nlohmann::json run_decode_suite(const Model& model,
 }
 
 std::string format_decode_suite(const nlohmann::json& j) {
-    char buf[512];
-    std::string out;
-    auto line = [&](const char* fmt, auto... args) {
-        std::snprintf(buf, sizeof buf, fmt, args...);
-        out += buf;
-    };
-    line("folio-bench --suite decode: %s (%s) on %s\n", j["model"].get<std::string>().c_str(), j["quantization"].get<std::string>().c_str(),
-         j["device"].get<std::string>().c_str());
-    line("  medians of %d alternating rounds\n", j["rounds"].get<int>());
-    line("  weights read per token   %.1f MB\n", j["weight_bytes_per_token"].get<double>() / 1e6);
-    line("  memory bandwidth         read (sum, all cores, huge pages) %.2f GB/s, copy %.2f GB/s\n", j["read_gbps"].get<double>(), j["copy_gbps"].get<double>());
-    line("  prefill                  %.1f tok/s (%d-token prompt)\n", j["prefill_tok_s"].get<double>(), j["prefill_len"].get<int>());
-    line("  %-8s %12s %14s %16s %10s\n", "streams", "decode tok/s", "x 1 stream", "weights GB/s", "of read bw");
+    ReportText out(25);
+    out.line("folio-bench --suite decode: %s (%s) on %s\n", j["model"].get<std::string>().c_str(), j["quantization"].get<std::string>().c_str(),
+             j["device"].get<std::string>().c_str());
+    out.line("  medians of %d alternating rounds\n", j["rounds"].get<int>());
+    out.row("weights read per token", "%.1f MB", j["weight_bytes_per_token"].get<double>() / 1e6);
+    out.row("memory bandwidth", "read (sum, all cores, huge pages) %.2f GB/s, copy %.2f GB/s", j["read_gbps"].get<double>(),
+            j["copy_gbps"].get<double>());
+    out.row("prefill", "%.1f tok/s (%d-token prompt)", j["prefill_tok_s"].get<double>(), j["prefill_len"].get<int>());
+    out.line("  %-8s %12s %14s %16s %10s\n", "streams", "decode tok/s", "x 1 stream", "weights GB/s", "of read bw");
     for (const auto& r : j["decode"])
-        line("  %-8d %12.2f %14.2f %16.2f %9.1f%%\n", r["streams"].get<int>(), r["tok_s"].get<double>(), r["speedup_vs_1_stream"].get<double>(),
-             r["weight_read_gbps"].get<double>(), 100.0 * r["fraction_of_read_bandwidth"].get<double>());
-    return out;
+        out.line("  %-8d %12.2f %14.2f %16.2f %9.1f%%\n", r["streams"].get<int>(), r["tok_s"].get<double>(), r["speedup_vs_1_stream"].get<double>(),
+                 r["weight_read_gbps"].get<double>(), 100.0 * r["fraction_of_read_bandwidth"].get<double>());
+    return out.text;
 }
 
 }  // namespace folio::bench

@@ -27,15 +27,6 @@ std::vector<int32_t> random_prompt(const Model& m, int len, std::mt19937_64& rng
     return p;
 }
 
-Request bench_request(std::vector<int32_t> prompt, int max_tokens) {
-    Request r;
-    r.prompt_ids = std::move(prompt);
-    r.sampling.temperature = 0;
-    r.stop.max_tokens = max_tokens;
-    r.stop.ignore_eos = true;
-    return r;
-}
-
 void fail_on_error(const std::vector<Event>& events) {
     for (const Event& e : events)
         if (e.kind == Event::Kind::Error) throw Error("benchmark request failed: " + e.message);
@@ -43,7 +34,7 @@ void fail_on_error(const std::vector<Event>& events) {
 
 // Decode tokens per second with `n` streams decoding in lock-step, after their prefill.
 double measure_decode(EngineCore& core, const Model& m, int n, int prompt_len, int tokens_each, std::mt19937_64& rng) {
-    for (int i = 0; i < n; ++i) core.add(bench_request(random_prompt(m, prompt_len, rng), tokens_each));
+    for (int i = 0; i < n; ++i) core.add(fixed_length_greedy_request(random_prompt(m, prompt_len, rng), tokens_each));
     std::unordered_set<RequestId> started;  // streams past their prefill
     while (int(started.size()) < n && core.has_unfinished()) {
         const auto ev = core.step();
@@ -64,7 +55,7 @@ double measure_decode(EngineCore& core, const Model& m, int n, int prompt_len, i
 
 // Prompt tokens per second of one `len`-token prompt computed in a single step.
 double measure_prefill(EngineCore& core, const Model& m, const DecodeSuiteOptions& o, std::mt19937_64& rng) {
-    core.add(bench_request(random_prompt(m, o.prefill_len, rng), 1));
+    core.add(fixed_length_greedy_request(random_prompt(m, o.prefill_len, rng), 1));
     const Clock::time_point t0 = Clock::now();
     while (core.has_unfinished()) fail_on_error(core.step());
     return double(o.prefill_len) / seconds_since(t0);

@@ -34,6 +34,10 @@ struct Request {
     std::string tag;      // the caller's own label (e.g. a conversation id), echoed in stats
 };
 
+// Greedy decoding of exactly `max_tokens` tokens (EOS ignored): a request whose work and output
+// depend only on the prompt and the model, as benchmarks and reproducibility tests want.
+Request fixed_length_greedy_request(std::vector<int32_t> prompt_ids, int max_tokens);
+
 enum class FinishReason {
     Eos,         // an end-of-sequence token (not included in the text)
     StopString,  // a stop string matched (not included in the text)

@@ -30,15 +30,6 @@ std::unique_ptr<EngineCore> cuda_engine(const std::shared_ptr<const Model>& m) {
     return std::make_unique<EngineCore>(m, make_cuda_backend(*m, backend_options_for(o)), o);
 }
 
-Request greedy(std::vector<int32_t> prompt, int max_tokens) {
-    Request r;
-    r.prompt_ids = std::move(prompt);
-    r.sampling.temperature = 0.0f;
-    r.stop.max_tokens = max_tokens;
-    r.stop.ignore_eos = true;
-    return r;
-}
-
 std::vector<int32_t> prompt(int n, int salt) {
     std::vector<int32_t> p{1};
     for (int i = 1; i < n; ++i) p.push_back(3 + (i * 29 + salt * 101) % 500);
@@ -74,8 +65,8 @@ std::vector<int32_t> alone(const std::shared_ptr<const Model>& m, const Request&
 
 TEST(CudaEngine, CancellingMidPrefillAndMidDecodeLeavesTheOthersUntouched) {
     const std::shared_ptr<const Model> m = load_model(test::fixture_path("models/stories260K"));
-    const Request a = greedy(prompt(9, 1), 14), b = greedy(prompt(40, 2), 14), c = greedy(prompt(20, 3), 14),
-                  d = greedy(prompt(33, 4), 10);
+    const Request a = fixed_length_greedy_request(prompt(9, 1), 14), b = fixed_length_greedy_request(prompt(40, 2), 14),
+                  c = fixed_length_greedy_request(prompt(20, 3), 14), d = fixed_length_greedy_request(prompt(33, 4), 10);
     auto core = cuda_engine(m);
     std::map<RequestId, Outcome> out;
     const RequestId ia = core->add(a), ib = core->add(b), ic = core->add(c);

@@ -211,6 +211,19 @@ TEST(EngineCore, FinishesOnEosOnStopStringsAndWhenTheContextIsFull) {
     }
 }
 
+TEST(EngineCore, AFixedLengthGreedyRequestRunsPastEosToItsLength) {
+    // What benchmarks submit: greedy, exactly max_tokens tokens whatever the model samples.
+    const Request r = fixed_length_greedy_request(ids(0, 4), 12);
+    EXPECT_TRUE(r.sampling.greedy());
+    Driver d({}, scripted("abc#", 4));
+    const RequestId id = d.core->add(r);
+    d.drain();
+    EXPECT_EQ(d.out[id].end.reason, FinishReason::Length);
+    ASSERT_EQ(d.out[id].ids.size(), 12u);
+    EXPECT_EQ(d.out[id].ids[3], 2);  // the EOS came and was passed over
+    EXPECT_EQ(d.out[id].end.prompt_ids, ids(0, 4));
+}
+
 TEST(EngineCore, CancellationInEveryStateFreesEverythingAtOnce) {
     EngineOptions o;
     o.max_num_batched_tokens = 16;

@@ -24,6 +24,9 @@ const char* stateName(SequenceStats::State s) {
     return "waiting";
 }
 
+// Field by field on purpose: the monitor and compare models (and tst_chat_models, which builds them
+// without the engine) see only the Qt snapshot of bridge_types.h, whose sequences also carry the
+// monitor's own "finished" rows that no engine state stands for.
 StatsSnapshot toSnapshot(const EngineStats& s) {
     StatsSnapshot o;
     o.blocksTotal = s.blocks_total;

@@ -36,7 +36,9 @@ struct ConversationRecord {
     qint64 activeLeafId = 0;  // 0: no message yet
 };
 
-// What the engine reported for a finished (or interrupted) reply.
+// What the engine reported for a finished (or interrupted) reply. The store's own record (the
+// messages table's columns, also read from imports), not the engine's RequestTimings: folio_store
+// builds without the engine, and keeps the finish reason as the name it stores.
 struct ReplyStats {
     int promptTokens = 0;
     int cachedPromptTokens = 0;

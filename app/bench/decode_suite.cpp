@@ -83,12 +83,23 @@ nlohmann::json run_decode_suite(const Model& model,
     // Warm-up: first touches of weights and scratch buffers are not measured.
     measure_decode(*core, model, 1, 8, 4, rng);
 
+    // Every decode measurement is paired with a bandwidth probe taken right before it, and the
+    // fraction reported is the median of those paired ratios: the machine's bandwidth drifts by
+    // +-15% within a run here, and a ratio of two medians taken at different moments can then
+    // exceed 100%.
+    const double bytes = double(model.weights.bytes_per_token);
     std::vector<double> read, copy, prefill;
-    std::vector<std::vector<double>> decode(o.streams.size());
+    std::vector<std::vector<double>> decode(o.streams.size()), fraction(o.streams.size());
     for (int r = 0; r < o.rounds; ++r) {
-        read.push_back(bw.read_gbps());
         copy.push_back(bw.copy_gbps());
-        for (size_t i = 0; i < o.streams.size(); ++i) decode[i].push_back(measure_decode(*core, model, o.streams[i], o.prompt_len, o.decode_tokens, rng));
+        for (size_t i = 0; i < o.streams.size(); ++i) {
+            const double rb = bw.read_gbps();
+            read.push_back(rb);
+            const double tok_s = measure_decode(*core, model, o.streams[i], o.prompt_len, o.decode_tokens, rng);
+            decode[i].push_back(tok_s);
+            // Weights are read once per step, and a step yields one token per stream.
+            fraction[i].push_back(rb > 0 ? bytes * tok_s / double(o.streams[i]) / 1e9 / rb : 0);
+        }
         prefill.push_back(measure_prefill(*core, model, o, rng));
     }
 
@@ -100,9 +111,10 @@ nlohmann::json run_decode_suite(const Model& model,
     j["backend"] = core->backend().name();
     j["device"] = core->backend().device_name();
     j["rounds"] = o.rounds;
-    const double bytes = double(model.weights.bytes_per_token);
     j["weight_bytes_per_token"] = model.weights.bytes_per_token;
     j["read_gbps"] = median(read);
+    j["read_gbps_min"] = *std::min_element(read.begin(), read.end());
+    j["read_gbps_max"] = *std::max_element(read.begin(), read.end());
     j["copy_gbps"] = median(copy);
     j["prefill_len"] = o.prefill_len;
     j["prefill_tok_s"] = median(prefill);
@@ -117,10 +129,9 @@ nlohmann::json run_decode_suite(const Model& model,
         row["streams"] = o.streams[i];
         row["tok_s"] = tok_s;
         row["tok_s_rounds"] = decode[i];
-        // Weights are read once per step, and a step yields one token per stream.
-        const double weight_gbps = bytes * tok_s / double(o.streams[i]) / 1e9;
-        row["weight_read_gbps"] = weight_gbps;
-        row["fraction_of_read_bandwidth"] = median(read) > 0 ? weight_gbps / median(read) : 0;
+        row["weight_read_gbps"] = bytes * tok_s / double(o.streams[i]) / 1e9;
+        row["fraction_of_read_bandwidth"] = median(fraction[i]);
+        row["fraction_rounds"] = fraction[i];
         rows.push_back(row);
     }
     for (auto& row : rows) row["speedup_vs_1_stream"] = single > 0 ? row["tok_s"].get<double>() / single : 0;
@@ -134,13 +145,15 @@ std::string format_decode_suite(const nlohmann::json& j) {
              j["device"].get<std::string>().c_str());
     out.line("  medians of %d alternating rounds\n", j["rounds"].get<int>());
     out.row("weights read per token", "%.1f MB", j["weight_bytes_per_token"].get<double>() / 1e6);
-    out.row("memory bandwidth", "read (sum, all cores, huge pages) %.2f GB/s, copy %.2f GB/s", j["read_gbps"].get<double>(),
-            j["copy_gbps"].get<double>());
+    out.row("memory bandwidth", "read (sum, all cores, huge pages) %.2f GB/s (%.2f-%.2f over %zu probes), copy %.2f GB/s",
+            j["read_gbps"].get<double>(), j["read_gbps_min"].get<double>(), j["read_gbps_max"].get<double>(),
+            size_t(j["rounds"].get<int>()) * j["decode"].size(), j["copy_gbps"].get<double>());
     out.row("prefill", "%.1f tok/s (%d-token prompt)", j["prefill_tok_s"].get<double>(), j["prefill_len"].get<int>());
     out.line("  %-8s %12s %14s %16s %10s\n", "streams", "decode tok/s", "x 1 stream", "weights GB/s", "of read bw");
     for (const auto& r : j["decode"])
         out.line("  %-8d %12.2f %14.2f %16.2f %9.1f%%\n", r["streams"].get<int>(), r["tok_s"].get<double>(), r["speedup_vs_1_stream"].get<double>(),
                  r["weight_read_gbps"].get<double>(), 100.0 * r["fraction_of_read_bandwidth"].get<double>());
+    out.line("  of read bw: median over the rounds of each measurement's ratio to a bandwidth probe taken just before it\n");
     return out.text;
 }
 

@@ -108,6 +108,14 @@ TEST(BenchCli, HumanTableAndSuites) {
     ASSERT_EQ(d["decode"].size(), 2u);
     EXPECT_EQ(d["decode"][1]["streams"], 2);
     EXPECT_GT(d["decode"][1]["tok_s"].get<double>(), 0);
+    // One bandwidth probe per measurement; the fraction is the median of the paired ratios.
+    EXPECT_LE(d["read_gbps_min"].get<double>(), d["read_gbps"].get<double>());
+    EXPECT_GE(d["read_gbps_max"].get<double>(), d["read_gbps"].get<double>());
+    for (const auto& row : d["decode"]) {
+        ASSERT_EQ(row["fraction_rounds"].size(), 1u);
+        EXPECT_GT(row["fraction_of_read_bandwidth"].get<double>(), 0);
+        EXPECT_DOUBLE_EQ(row["fraction_of_read_bandwidth"].get<double>(), row["fraction_rounds"][0].get<double>());
+    }
     // The opt-in int8 activations run the AWQ kernels end to end (their accuracy is tested in engine/cpu).
     r = bench("--model " + folio::test::fixture_path("models/tiny-awq") +
                   " --cpu-activations int8 --suite decode --rounds 1 --streams 2 --prefill-len 16 --decode-tokens 4 --bandwidth-mib 16 --json",

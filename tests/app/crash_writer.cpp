@@ -15,7 +15,7 @@ int main(int argc, char** argv) {
     if (argc < 2) return 2;
     ChatStore store(QString::fromLocal8Bit(argv[1]));
     const qint64 c = store.createConversation("crash", "", {}, "");
-    MessageRecord user{0, c, 0, "user", "Tell me a long story"};
+    MessageRecord user{.conversationId = c, .parentId = 0, .role = "user", .content = "Tell me a long story"};
     store.addMessage(user);
     ReplyJournal journal(&store);
     MessageRecord reply;

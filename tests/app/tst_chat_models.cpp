@@ -192,9 +192,9 @@ void ChatModelsTest::conversationsStreamIndependently() {
 
 void ChatModelsTest::continueInterruptedReply() {
     const qint64 c = actions_->newConversation();
-    MessageRecord u{0, c, 0, "user", "Count"};
+    MessageRecord u{.conversationId = c, .parentId = 0, .role = "user", .content = "Count"};
     store_->addMessage(u);
-    MessageRecord a{0, c, u.id, "assistant", "1 2 3"};
+    MessageRecord a{.conversationId = c, .parentId = u.id, .role = "assistant", .content = "1 2 3"};
     a.status = MessageStatus::Interrupted;
     a.stats.generatedTokens = 5;
     store_->addMessage(a);

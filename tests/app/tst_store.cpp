@@ -111,7 +111,7 @@ void StoreTest::migratesFromEveryEarlierVersion() {
     QCOMPARE(hits.size(), 1);
     QCOMPARE(hits[0].messageId, path_[1].id);
     // And the upgraded database takes new messages on the same branch.
-    MessageRecord m{0, 7, path_[1].id, "user", "And in winter?"};
+    MessageRecord m{.conversationId = 7, .parentId = path_[1].id, .role = "user", .content = "And in winter?"};
     store.addMessage(m);
     QCOMPARE(store.activePath(7).size(), 3);
 }
@@ -146,9 +146,9 @@ void StoreTest::errorTextIsStoredAndExported() {
     QTemporaryDir dir;
     ChatStore store(dir.filePath("h.db"));
     const qint64 c = store.createConversation("Failing", "", {}, "");
-    MessageRecord u{0, c, 0, "user", "Hi"};
+    MessageRecord u{.conversationId = c, .parentId = 0, .role = "user", .content = "Hi"};
     store.addMessage(u);
-    MessageRecord a{0, c, u.id, "assistant", "Hel", "stories260K"};
+    MessageRecord a{.conversationId = c, .parentId = u.id, .role = "assistant", .content = "Hel", .model = "stories260K"};
     a.status = MessageStatus::Streaming;
     store.addMessage(a);
     store.finishReply(a.id, "Hel", {}, MessageStatus::Error, "the prompt (600 tokens) is longer than the context (512)");
@@ -195,19 +195,19 @@ void StoreTest::branchesAndActivePath() {
     QTemporaryDir dir;
     ChatStore store(dir.filePath("h.db"));
     const qint64 c = store.createConversation("Branches", "", {}, "Balanced");
-    MessageRecord u1{0, c, 0, "user", "Name a colour"};
+    MessageRecord u1{.conversationId = c, .parentId = 0, .role = "user", .content = "Name a colour"};
     store.addMessage(u1);
-    MessageRecord a1{0, c, u1.id, "assistant", "Blue"};
+    MessageRecord a1{.conversationId = c, .parentId = u1.id, .role = "assistant", .content = "Blue"};
     store.addMessage(a1);
     // Regenerate: a sibling reply under the same user message.
-    MessageRecord a2{0, c, u1.id, "assistant", "Green"};
+    MessageRecord a2{.conversationId = c, .parentId = u1.id, .role = "assistant", .content = "Green"};
     store.addMessage(a2);
     QCOMPARE(store.activePath(c).last().content, QString("Green"));
     QCOMPARE(store.siblings(a2), (QList<qint64>{a1.id, a2.id}));
     // Edit the first user message: a new root branch.
-    MessageRecord u2{0, c, 0, "user", "Name a fruit"};
+    MessageRecord u2{.conversationId = c, .parentId = 0, .role = "user", .content = "Name a fruit"};
     store.addMessage(u2);
-    MessageRecord a3{0, c, u2.id, "assistant", "Pear"};
+    MessageRecord a3{.conversationId = c, .parentId = u2.id, .role = "assistant", .content = "Pear"};
     store.addMessage(a3);
     QCOMPARE(store.siblings(u2), (QList<qint64>{u1.id, u2.id}));
     QCOMPARE(store.activePath(c).size(), 2);
@@ -225,11 +225,11 @@ void StoreTest::fullTextSearch() {
     ChatStore store(dir.filePath("h.db"));
     const qint64 a = store.createConversation("Rust questions", "", {}, "");
     const qint64 b = store.createConversation("Cooking", "", {}, "");
-    MessageRecord m1{0, a, 0, "user", "How does the borrow checker work?"};
+    MessageRecord m1{.conversationId = a, .parentId = 0, .role = "user", .content = "How does the borrow checker work?"};
     store.addMessage(m1);
-    MessageRecord m2{0, b, 0, "user", "A recipe for Crème brûlée please"};
+    MessageRecord m2{.conversationId = b, .parentId = 0, .role = "user", .content = "A recipe for Crème brûlée please"};
     store.addMessage(m2);
-    MessageRecord m3{0, b, m2.id, "assistant", "Heat the cream; the checker is your thermometer."};
+    MessageRecord m3{.conversationId = b, .parentId = m2.id, .role = "assistant", .content = "Heat the cream; the checker is your thermometer."};
     store.addMessage(m3);
 
     auto hits = store.search("borrow");
@@ -254,12 +254,12 @@ void StoreTest::exportImportRoundTrip() {
     s.temperature = 0.3;
     s.seed = 42;
     const qint64 c = store.createConversation("Round trip", "You are terse.", s, "Precise");
-    MessageRecord u{0, c, 0, "user", "Hello **there**\n```cpp\nint x;\n```"};
+    MessageRecord u{.conversationId = c, .parentId = 0, .role = "user", .content = "Hello **there**\n```cpp\nint x;\n```"};
     store.addMessage(u);
-    MessageRecord a1{0, c, u.id, "assistant", "First reply", "stories260K", s};
+    MessageRecord a1{.conversationId = c, .parentId = u.id, .role = "assistant", .content = "First reply", .model = "stories260K", .sampling = s};
     a1.stats = ReplyStats{12, 4, 30, 55.5, 800, 120.25, "length"};
     store.addMessage(a1);
-    MessageRecord a2{0, c, u.id, "assistant", "Second reply, cut", "stories260K", s};
+    MessageRecord a2{.conversationId = c, .parentId = u.id, .role = "assistant", .content = "Second reply, cut", .model = "stories260K", .sampling = s};
     a2.status = MessageStatus::Interrupted;
     store.addMessage(a2);
     store.setActiveLeaf(c, a1.id);
@@ -317,9 +317,9 @@ void StoreTest::markdownExport() {
     QTemporaryDir dir;
     ChatStore store(dir.filePath("h.db"));
     const qint64 c = store.createConversation("Notes", "Answer in English.", {}, "");
-    MessageRecord u{0, c, 0, "user", "Hi"};
+    MessageRecord u{.conversationId = c, .parentId = 0, .role = "user", .content = "Hi"};
     store.addMessage(u);
-    MessageRecord a{0, c, u.id, "assistant", "Hello!", "tiny"};
+    MessageRecord a{.conversationId = c, .parentId = u.id, .role = "assistant", .content = "Hello!", .model = "tiny"};
     a.status = MessageStatus::Interrupted;
     store.addMessage(a);
     const QString md = exportMarkdown(store, c);
@@ -358,7 +358,7 @@ void StoreTest::streamingReplyReadsAsInterrupted() {
     {
         ChatStore store(path);
         const qint64 c = store.createConversation("x", "", {}, "");
-        MessageRecord a{0, c, 0, "assistant", "partial"};
+        MessageRecord a{.conversationId = c, .parentId = 0, .role = "assistant", .content = "partial"};
         a.status = MessageStatus::Streaming;
         id = store.addMessage(a);
     }
@@ -372,9 +372,9 @@ void StoreTest::deleteRemovesMessagesAndSearchRows() {
     QTemporaryDir dir;
     ChatStore store(dir.filePath("h.db"));
     const qint64 c = store.createConversation("gone", "", {}, "");
-    MessageRecord u{0, c, 0, "user", "zebra crossing"};
+    MessageRecord u{.conversationId = c, .parentId = 0, .role = "user", .content = "zebra crossing"};
     store.addMessage(u);
-    MessageRecord a{0, c, u.id, "assistant", "zebra stripes"};
+    MessageRecord a{.conversationId = c, .parentId = u.id, .role = "assistant", .content = "zebra stripes"};
     store.addMessage(a);
     QCOMPARE(store.search("zebra").size(), 2);
     store.deleteConversation(c);

@@ -53,14 +53,14 @@ struct MessageRecord {
     qint64 id = 0;
     qint64 conversationId = 0;
     qint64 parentId = 0;  // 0: first message of a branch root
-    QString role;         // "user" or "assistant"
-    QString content;
-    QString model;        // assistant: the model that wrote it
-    SamplingSettings sampling;
-    ReplyStats stats;
+    QString role{};       // "user" or "assistant"
+    QString content{};
+    QString model{};      // assistant: the model that wrote it
+    SamplingSettings sampling{};
+    ReplyStats stats{};
     MessageStatus status = MessageStatus::Complete;
     qint64 createdAt = 0;
-    QString error;          // status Error: what went wrong, for the user
+    QString error{};        // status Error: what went wrong, for the user
     bool imported = false;  // read from an exported file: not written (nor timed) by this app
 };
 

@@ -225,6 +225,7 @@ void CudaBackend::forward(const ForwardBatch& batch, std::vector<float>& logits)
     if (!inputs_) throw Error("CUDA backend: forward() before allocate_kv()");
     PackOptions po;
     po.tile_rows = tile_rows();
+    po.sliding_window = rc_.sliding_window;
     const StepCounts c = pack_step(batch, nullptr, layout_, model_.config.vocab_size, po, *inputs_);
     inputs_->upload(c, s());
     runner_->forward(*inputs_, c, s());
@@ -273,6 +274,7 @@ void CudaBackend::forward_and_sample(const ForwardBatch& batch, const std::vecto
             graph = false;  // penalty id lists vary in size: eager
     PackOptions po;
     po.tile_rows = tile_rows();
+    po.sliding_window = rc_.sliding_window;
     if (!graph) {
         const StepCounts c = pack_step(batch, &rows, layout_, model_.config.vocab_size, po, *inputs_);
         enqueue_sampled_step(c);

@@ -35,6 +35,7 @@ SchedulerConfig scheduler_config(const Model& model, const Backend& backend, con
     c.max_num_seqs = o.max_num_seqs;
     c.max_num_batched_tokens = o.max_num_batched_tokens;
     c.enable_prefix_caching = o.enable_prefix_caching;
+    c.sliding_window = o.free_out_of_window_blocks ? attention_window(model.config) : 0;
     c.static_batching = o.batching == BatchingMode::Static;
     c.static_batch_size = o.static_batch_size;
     if (o.num_kv_blocks < 0) throw Error("num_kv_blocks must not be negative");

@@ -218,7 +218,11 @@ void CudaBackend::allocate_kv(const KvLayout& layout) {
         layout.block_size <= 0 || layout.num_blocks <= 0)
         throw Error("CUDA backend: KV layout does not match the model");
     const int64_t pool_tokens = layout.num_blocks * layout.block_size;
-    set_pools(layout, int(std::min<int64_t>(rc_.max_model_len, pool_tokens)));
+    // Under a sliding window the engine releases blocks that leave it, so a block table (released
+    // entries included) may span the whole context even when the pool holds less; the decode
+    // workspace stays bounded by the window either way.
+    const int64_t max_context = rc_.sliding_window > 0 ? rc_.max_model_len : std::min<int64_t>(rc_.max_model_len, pool_tokens);
+    set_pools(layout, int(max_context));
 }
 
 void CudaBackend::forward(const ForwardBatch& batch, std::vector<float>& logits) {

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 
+#include "engine/core/error.h"
 #include "engine/cpu/cpu_backend.h"
 #include "engine/model/model.h"
 #include "engine/runtime/engine_core.h"
@@ -133,6 +134,21 @@ TEST(EngineSlidingWindow, APoolOfTheWindowFinishesALongerConversation) {
     EXPECT_EQ(got[c].reason, FinishReason::Length) << got[c].message;
     EXPECT_EQ(got[c].ids, want);
     EXPECT_EQ(freeing->stats().preemptions, 0);
+}
+
+TEST(EngineSlidingWindow, AMemoryBudgetForTheWindowIsEnoughToStart) {
+    // About eight blocks' worth of bytes: a full 512-token context needs 32 blocks, the window 3.
+    const ModelConfig& c = windowed_model()->config;
+    EngineOptions o = options(0, false);
+    o.kv_cache_bytes = 8ull * 2 * uint64_t(c.num_layers) * uint64_t(c.num_kv_heads) * uint64_t(c.head_dim) * kBlock * sizeof(float);
+    EXPECT_THROW(make_core(o), Error);
+    o.free_out_of_window_blocks = true;
+    auto core = make_core(o);
+    EXPECT_GE(core->num_kv_blocks(), 3);
+    EXPECT_LT(core->num_kv_blocks(), 32);
+    const RequestId id = core->add(fixed_length_greedy_request(prompt(40, 6), 100));
+    auto got = drain(*core);
+    EXPECT_EQ(got[id].reason, FinishReason::Length) << got[id].message;
 }
 
 TEST(EngineSlidingWindow, PromptLongerThanThePoolIsAdmittedInChunks) {

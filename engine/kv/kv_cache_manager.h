@@ -167,8 +167,8 @@ public:
     // Returns every held block of `seq` (tail first, so a prefix outlives its tail in the LRU queue).
     // Unknown ids are ignored.
     void free(SeqId seq);
-    // `child` shares all of `parent`'s held blocks (its released entries stay released); the first write into a shared, partly filled block
-    // copies it.
+    // `child` shares all of `parent`'s held blocks (released entries stay released); the first
+    // write into a shared, partly filled block copies it.
     void fork(SeqId parent, SeqId child);
 
     // ---- counters ----

@@ -218,13 +218,18 @@ void CudaBackend::allocate_kv(const KvLayout& layout) {
         layout.block_size <= 0 || layout.num_blocks <= 0)
         throw Error("CUDA backend: KV layout does not match the model");
     const int64_t pool_tokens = layout.num_blocks * layout.block_size;
-    set_pools(layout, int(std::min<int64_t>(rc_.max_model_len, pool_tokens)));
+    // Under a sliding window the engine releases blocks that leave it, so a block table (released
+    // entries included) may span the whole context even when the pool holds less; the decode
+    // workspace stays bounded by the window either way.
+    const int64_t max_context = rc_.sliding_window > 0 ? rc_.max_model_len : std::min<int64_t>(rc_.max_model_len, pool_tokens);
+    set_pools(layout, int(max_context));
 }
 
 void CudaBackend::forward(const ForwardBatch& batch, std::vector<float>& logits) {
     if (!inputs_) throw Error("CUDA backend: forward() before allocate_kv()");
     PackOptions po;
     po.tile_rows = tile_rows();
+    po.sliding_window = rc_.sliding_window;
     const StepCounts c = pack_step(batch, nullptr, layout_, model_.config.vocab_size, po, *inputs_);
     inputs_->upload(c, s());
     runner_->forward(*inputs_, c, s());
@@ -273,6 +278,7 @@ void CudaBackend::forward_and_sample(const ForwardBatch& batch, const std::vecto
             graph = false;  // penalty id lists vary in size: eager
     PackOptions po;
     po.tile_rows = tile_rows();
+    po.sliding_window = rc_.sliding_window;
     if (!graph) {
         const StepCounts c = pack_step(batch, &rows, layout_, model_.config.vocab_size, po, *inputs_);
         enqueue_sampled_step(c);

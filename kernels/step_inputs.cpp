@@ -190,12 +190,20 @@ StepCounts pack_step(const ForwardBatch& batch, const std::vector<SamplingRow>* 
             s.block_table_offset + needed > int(batch.block_tables.size()))
             bad_batch("sequence " + std::to_string(s.seq_id) + " has inconsistent offsets or too few blocks");
         int32_t* table = in.block_tables() + size_t(i) * width;
+        // The first block any query of this step can attend: the kernels start their keys at the
+        // window of the first query, so entries before it (released blocks, -1) are never read.
+        const int w = options.sliding_window;
+        const int live = (w > 0 && s.context_before >= w ? s.context_before - w + 1 : 0) / bs;
         for (int b = 0; b < width; ++b) {
             if (b >= needed) {
                 table[b] = -1;  // never read: a stray read faults instead of reading another sequence
                 continue;
             }
             const int32_t blk = batch.block_tables[size_t(s.block_table_offset + b)];
+            if (b < live && blk == -1) {
+                table[b] = -1;
+                continue;
+            }
             if (blk < 0 || blk >= layout.num_blocks)
                 bad_batch("block " + std::to_string(blk) + " of sequence " + std::to_string(s.seq_id) + " is outside the pool of " +
                           std::to_string(layout.num_blocks));

@@ -106,6 +106,7 @@ struct PackOptions {
     int tile_rows = 32;      // prefill_tile_rows(head_dim)
     int pad_decode_to = 0;   // CUDA graphs: pad a decode-only batch to this many rows
     int table_width = 0;     // CUDA graphs: at least this block-table stride
+    int sliding_window = 0;  // the model's window: table entries before it may be released (-1)
 };
 
 // Fills `in` for a batch (and, when `rows` is given, its sampling rows). Validates the batch against

@@ -20,7 +20,9 @@ struct SeqSlice {
 struct ForwardBatch {
     std::vector<int32_t> tokens;        // all query tokens, sequence after sequence
     std::vector<SeqSlice> seqs;
-    std::vector<int32_t> block_tables;  // concatenated physical block ids
+    // Concatenated physical block ids. Under a sliding window the entries of blocks wholly before
+    // the window of a sequence's first query token are -1 (released): backends never read them.
+    std::vector<int32_t> block_tables;
 
     int num_tokens() const { return int(tokens.size()); }
     int num_logit_rows() const {

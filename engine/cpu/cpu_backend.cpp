@@ -170,14 +170,18 @@ private:
 
 void CpuBackend::check_batch(const ForwardBatch& batch) const {
     if (k_pool_.empty()) throw Error("CPU backend: forward() before allocate_kv()");
+    const int window = attention_window(cfg_);
     for (const auto& seq : batch.seqs) {
         const int needed = (seq.context_before + seq.num_tokens + layout_.block_size - 1) / layout_.block_size;
         if (seq.num_tokens <= 0 || seq.token_offset < 0 || seq.token_offset + seq.num_tokens > batch.num_tokens() ||
             seq.num_blocks < needed || seq.block_table_offset < 0 ||
             seq.block_table_offset + seq.num_blocks > int(batch.block_tables.size()))
             throw Error("CPU backend: malformed batch for sequence " + std::to_string(seq.seq_id));
+        // Blocks before the first query's window are never read and may be released (-1).
+        const int live = cpu::first_attended_key(seq.context_before, window) / layout_.block_size;
         for (int b = 0; b < needed; ++b) {
             const int32_t blk = batch.block_tables[size_t(seq.block_table_offset + b)];
+            if (b < live && blk == -1) continue;
             if (blk < 0 || blk >= layout_.num_blocks)
                 throw Error("CPU backend: block " + std::to_string(blk) + " of sequence " + std::to_string(seq.seq_id) +
                             " is outside the pool");

@@ -25,10 +25,11 @@ int KvPlan::blocks_needed(SeqId seq, int n) const {
 }
 
 int KvPlan::blocks_needed_new(const PrefixHit& hit, int n) const {
-    int need = 0;
-    for (const auto& m : hit.blocks)
-        if (effective_ref(m.block) == 0) ++need;  // a cached free block leaves the free queue
     const int64_t hit_tokens = int64_t(hit.blocks.size()) * kv_->block_size();
+    const size_t live = size_t(kv_->first_live_block(hit_tokens));  // hits before it are not taken
+    int need = 0;
+    for (size_t i = live; i < hit.blocks.size(); ++i)
+        if (effective_ref(hit.blocks[i].block) == 0) ++need;  // a cached free block leaves the free queue
     return need + kv_->blocks_for(hit_tokens + n) - int(hit.blocks.size());
 }
 
@@ -64,7 +65,8 @@ bool KvPlan::reserve_new(SeqId seq, const PrefixHit& hit, int n, int64_t keep_fr
     const int need = blocks_needed_new(hit, n);
     if (need > free_ - keep_free) return false;
     free_ -= need;
-    for (const auto& m : hit.blocks) ++ref_delta_[m.block];
+    const size_t live = size_t(kv_->first_live_block(int64_t(hit.blocks.size()) * kv_->block_size()));
+    for (size_t i = live; i < hit.blocks.size(); ++i) ++ref_delta_[hit.blocks[i].block];
     reservations_.push_back({seq, n, true, hit});
     return true;
 }
@@ -73,7 +75,7 @@ void KvPlan::release(SeqId seq) {
     if (releases(seq)) return;
     if (reserves(seq)) throw std::logic_error("KvPlan::release: release a sequence before reserving for others");
     for (BlockId b : kv_->sequence(seq).blocks)
-        if (--ref_delta_[b] + kv_->pool_.ref_count(b) == 0) ++free_;
+        if (b != kReleasedBlock && --ref_delta_[b] + kv_->pool_.ref_count(b) == 0) ++free_;
     releases_.push_back(seq);
 }
 
@@ -85,8 +87,22 @@ bool KvPlan::reserves(SeqId seq) const {
 
 // ---------------------------------------------------------------- KvCacheManager
 
-KvCacheManager::KvCacheManager(int64_t num_blocks, int block_size, bool enable_prefix_caching)
-    : pool_(num_blocks, block_size), prefix_caching_(enable_prefix_caching) {}
+KvCacheManager::KvCacheManager(int64_t num_blocks, int block_size, bool enable_prefix_caching, int sliding_window)
+    : pool_(num_blocks, block_size), prefix_caching_(enable_prefix_caching), window_(std::max(0, sliding_window)) {}
+
+int KvCacheManager::first_live_block(int64_t pos) const {
+    // The query at `pos` sees keys from pos - W + 1 (engine/cpu/ops.h first_attended_key); later
+    // queries see only later keys.
+    const int64_t first_key = window_ > 0 && pos >= window_ ? pos - window_ + 1 : 0;
+    return int(first_key / block_size());
+}
+
+int64_t KvCacheManager::blocks_to_run(int64_t tokens) const {
+    const int64_t all = blocks_for(tokens);
+    if (window_ == 0) return all;
+    // A query's window [p - W + 1, p] spans at most ceil((W - 1) / bs) + 1 blocks.
+    return std::min<int64_t>(all, (int64_t(window_) - 1 + block_size() - 1) / block_size() + 1);
+}
 
 const KvSequence& KvCacheManager::sequence(SeqId seq) const {
     const auto it = seqs_.find(seq);
@@ -136,12 +152,20 @@ std::vector<BlockCopy> KvCacheManager::apply(const KvPlan& plan) {
     for (const auto& r : plan.reservations_) {
         if (!r.is_new) continue;
         KvSequence& s = seqs_[r.seq];
-        for (const auto& m : r.hit.blocks) {
-            pool_.retain(m.block);
-            s.blocks.push_back(m.block);
+        s.num_tokens = int(r.hit.blocks.size()) * block_size();
+        // Hits before the window of the first query are never read: only their entries are kept
+        // (as the parents of the blocks registered after them).
+        s.num_released = first_live_block(s.num_tokens);
+        for (size_t i = 0; i < r.hit.blocks.size(); ++i) {
+            const PrefixMatch& m = r.hit.blocks[i];
+            if (int(i) < s.num_released) {
+                s.blocks.push_back(kReleasedBlock);
+            } else {
+                pool_.retain(m.block);
+                s.blocks.push_back(m.block);
+            }
             s.entries.push_back(m.entry);
         }
-        s.num_tokens = int(r.hit.blocks.size()) * block_size();
         prefix_lookup_tokens_ += r.hit.lookup_tokens;
         prefix_hit_tokens_ += s.num_tokens;
     }
@@ -156,25 +180,40 @@ void KvCacheManager::commit(SeqId seq, int n, std::span<const int32_t> tokens) {
     if (int64_t(tokens.size()) < int64_t(s.num_tokens) + n)
         throw std::logic_error("KvCacheManager::commit: token list shorter than the KV written");
     s.num_tokens += n;
-    if (!prefix_caching_) return;
-    const size_t bs = size_t(block_size());
-    for (size_t i = s.entries.size(); (i + 1) * bs <= size_t(s.num_tokens); ++i) {
-        const CacheEntryId parent = i == 0 ? kRootEntry : s.entries[i - 1];
-        s.entries.push_back(pool_.register_block(s.blocks[i], parent, tokens.subspan(i * bs, bs)));
+    if (prefix_caching_) {
+        const size_t bs = size_t(block_size());
+        for (size_t i = s.entries.size(); (i + 1) * bs <= size_t(s.num_tokens); ++i) {
+            const CacheEntryId parent = i == 0 ? kRootEntry : s.entries[i - 1];
+            s.entries.push_back(pool_.register_block(s.blocks[i], parent, tokens.subspan(i * bs, bs)));
+        }
+    }
+    // After registering: a released block keeps its entry in the LRU queue for other prompts.
+    release_out_of_window(s);
+}
+
+void KvCacheManager::release_out_of_window(KvSequence& s) {
+    // Oldest first, so the LRU queue evicts the start of the conversation first.
+    const int live = std::min(first_live_block(s.num_tokens), int(s.blocks.size()));
+    for (; s.num_released < live; ++s.num_released) {
+        BlockId& b = s.blocks[size_t(s.num_released)];
+        pool_.release(b);
+        b = kReleasedBlock;
     }
 }
 
 void KvCacheManager::free(SeqId seq) {
     const auto it = seqs_.find(seq);
     if (it == seqs_.end()) return;
-    for (auto b = it->second.blocks.rbegin(); b != it->second.blocks.rend(); ++b) pool_.release(*b);
+    for (auto b = it->second.blocks.rbegin(); b != it->second.blocks.rend(); ++b)
+        if (*b != kReleasedBlock) pool_.release(*b);
     seqs_.erase(it);
 }
 
 void KvCacheManager::fork(SeqId parent, SeqId child) {
     if (holds(child)) throw std::logic_error("KvCacheManager::fork: child already holds blocks");
     KvSequence copy = sequence(parent);
-    for (BlockId b : copy.blocks) pool_.retain(b);
+    for (BlockId b : copy.blocks)
+        if (b != kReleasedBlock) pool_.retain(b);
     seqs_.emplace(child, std::move(copy));
 }
 
@@ -190,7 +229,7 @@ KvCounters KvCacheManager::counters() const {
     fill_scratch_.resize(size_t(pool_.num_blocks()));
     std::vector<BlockId> touched;
     for (const auto& [id, s] : seqs_) {
-        for (size_t i = 0; i < s.blocks.size(); ++i) {
+        for (size_t i = size_t(s.num_released); i < s.blocks.size(); ++i) {
             const int fill = int(std::clamp<int64_t>(int64_t(s.num_tokens) - int64_t(i) * block_size(), 0, block_size()));
             int32_t& f = fill_scratch_[size_t(s.blocks[i])];
             if (f == 0) touched.push_back(s.blocks[i]);
@@ -212,10 +251,10 @@ KvSequenceInfo KvCacheManager::info(SeqId seq) const {
     KvSequenceInfo out;
     const auto it = seqs_.find(seq);
     if (it == seqs_.end()) return out;
-    out.blocks = int(it->second.blocks.size());
+    out.blocks = it->second.num_held();
     out.tokens = it->second.num_tokens;
     for (BlockId b : it->second.blocks)
-        if (pool_.ref_count(b) > 1) ++out.shared_blocks;
+        if (b != kReleasedBlock && pool_.ref_count(b) > 1) ++out.shared_blocks;
     return out;
 }
 
@@ -227,16 +266,25 @@ void KvCacheManager::check_invariants() const {
         const std::string name = "sequence " + std::to_string(id);
         if (int(s.blocks.size()) != blocks_for(s.num_tokens))
             fail(name + " holds " + std::to_string(s.blocks.size()) + " blocks for " + std::to_string(s.num_tokens) + " tokens");
-        std::vector<BlockId> sorted = s.blocks;
+        // Under a window exactly the blocks before the next query's window are released (eagerly, by
+        // commit() and apply()); without one, none.
+        const int live = std::min(first_live_block(s.num_tokens), int(s.blocks.size()));
+        if (s.num_released != live)
+            fail(name + " has " + std::to_string(s.num_released) + " released blocks at " + std::to_string(s.num_tokens) +
+                 " tokens; the window allows exactly " + std::to_string(live));
+        for (size_t i = 0; i < s.blocks.size(); ++i)
+            if ((s.blocks[i] == kReleasedBlock) != (int(i) < s.num_released))
+                fail(name + " block " + std::to_string(i) + (s.blocks[i] == kReleasedBlock ? " is released inside the window" : " is held before the window"));
+        std::vector<BlockId> sorted(s.blocks.begin() + s.num_released, s.blocks.end());
         std::sort(sorted.begin(), sorted.end());
         if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) fail(name + " holds a block twice");
-        for (BlockId b : s.blocks) {
+        for (BlockId b : sorted) {
             if (b < 0 || b >= pool_.num_blocks()) fail(name + " holds block id " + std::to_string(b) + " out of range");
             ++holders[size_t(b)];
         }
         if (s.entries.size() > s.blocks.size() || int64_t(s.entries.size()) * block_size() > s.num_tokens)
             fail(name + " has cache entries for blocks that are not full");
-        for (size_t i = 0; i < s.entries.size(); ++i) {
+        for (size_t i = size_t(s.num_released); i < s.entries.size(); ++i) {
             // A block registered under this entry is either this very block, or a duplicate of it.
             const CacheEntryId e = pool_.entry(s.blocks[i]);
             if (e != kRootEntry && e != s.entries[i]) fail(name + " block " + std::to_string(i) + " carries another prefix entry");

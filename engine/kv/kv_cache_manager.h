@@ -7,6 +7,13 @@
 // only call that takes, shares or copies blocks for a step. Between steps, commit() records the KV a
 // forward pass wrote (registering newly full blocks in the prefix cache), free() returns a
 // sequence's blocks, fork() shares them with a new sequence.
+//
+// Sliding window (Mistral v0.1): a query at position p attends keys [p - W + 1, p] only, and later
+// queries only move that window forward, so a block whose keys all lie before the first key the
+// sequence's next query can attend is never read again. commit() releases such leading blocks (and
+// apply() never takes them for a prefix hit); their table entries become kReleasedBlock, so logical
+// block i stays entry i. A released block returns to the pool like a freed one: other holders keep
+// it, and its prefix-cache entry stays reusable until the block is popped for new tokens.
 #include <cstdint>
 #include <span>
 #include <unordered_map>
@@ -19,10 +26,16 @@ namespace folio {
 
 using SeqId = uint64_t;
 
+// Table entry of a block released because it left the sliding window; never an address.
+inline constexpr BlockId kReleasedBlock = -1;
+
 struct KvSequence {
-    std::vector<BlockId> blocks;          // logical block i -> physical block
+    std::vector<BlockId> blocks;          // logical block i -> physical block, or kReleasedBlock
     std::vector<CacheEntryId> entries;    // prefix-cache entry of each full block registered so far
     int num_tokens = 0;                   // tokens whose KV is written
+    int num_released = 0;                 // leading entries of `blocks` that are kReleasedBlock
+
+    int num_held() const { return int(blocks.size()) - num_released; }
 };
 
 // Full blocks of a prompt found in the prefix cache; never the block holding the last token, which is
@@ -57,7 +70,7 @@ struct KvCounters {
 };
 
 struct KvSequenceInfo {
-    int blocks = 0;
+    int blocks = 0;         // held (released entries of a sliding window are not counted)
     int shared_blocks = 0;  // also held by another sequence (one physical copy serves both)
     int tokens = 0;
 };
@@ -114,12 +127,22 @@ private:
 
 class KvCacheManager {
 public:
-    KvCacheManager(int64_t num_blocks, int block_size, bool enable_prefix_caching);
+    // sliding_window: the model's attention window W in tokens (0: none); blocks that leave it are
+    // released.
+    KvCacheManager(int64_t num_blocks, int block_size, bool enable_prefix_caching, int sliding_window = 0);
 
     int block_size() const { return pool_.block_size(); }
+    int sliding_window() const { return window_; }
     int64_t num_blocks() const { return pool_.num_blocks(); }
     bool prefix_caching() const { return prefix_caching_; }
     int blocks_for(int64_t tokens) const { return int((tokens + block_size() - 1) / block_size()); }
+    // The first logical block a query at position `pos` or later can attend (0 without a window):
+    // every block before it may be released.
+    int first_live_block(int64_t pos) const;
+    // The most blocks a sequence of `tokens` tokens holds at once when it runs a token at a time:
+    // blocks_for(tokens), or under a window at most ceil((W - 1) / block_size) + 1. A pool smaller
+    // than this can never run it.
+    int64_t blocks_to_run(int64_t tokens) const;
 
     // ---- queries ----
     bool holds(SeqId seq) const { return seqs_.count(seq) != 0; }
@@ -138,13 +161,14 @@ public:
     // sequence's table covers num_tokens + n tokens.
     std::vector<BlockCopy> apply(const KvPlan& plan);
     // The forward pass wrote `n` more tokens of `seq`; `tokens` is its whole token list (at least
-    // num_tokens + n long). Registers blocks that became full in the prefix cache.
+    // num_tokens + n long). Registers blocks that became full in the prefix cache, then releases the
+    // blocks that left the sliding window.
     void commit(SeqId seq, int n, std::span<const int32_t> tokens);
-    // Returns every block of `seq` (tail first, so a prefix outlives its tail in the LRU queue).
+    // Returns every held block of `seq` (tail first, so a prefix outlives its tail in the LRU queue).
     // Unknown ids are ignored.
     void free(SeqId seq);
-    // `child` shares all of `parent`'s blocks; the first write into a shared, partly filled block
-    // copies it.
+    // `child` shares all of `parent`'s held blocks (released entries stay released); the first
+    // write into a shared, partly filled block copies it.
     void fork(SeqId parent, SeqId child);
 
     // ---- counters ----
@@ -152,15 +176,19 @@ public:
     KvSequenceInfo info(SeqId seq) const;
     // Throws std::logic_error naming the first broken invariant: pool invariants, ref counts equal
     // to the number of tables holding each block, no block twice in one table, tables sized to
-    // their tokens, cached entries matching the tables. For tests; O(blocks).
+    // their tokens, cached entries matching the tables, exactly the blocks before the window
+    // released. Valid between steps (after commit), not between apply() and commit(). For tests;
+    // O(blocks).
     void check_invariants() const;
 
 private:
     friend class KvPlan;
     void grow(KvSequence& s, int n, std::vector<BlockCopy>& copies);
+    void release_out_of_window(KvSequence& s);
 
     BlockPool pool_;
     bool prefix_caching_;
+    int window_ = 0;
     std::unordered_map<SeqId, KvSequence> seqs_;
     int64_t prefix_lookup_tokens_ = 0;
     int64_t prefix_hit_tokens_ = 0;

@@ -35,6 +35,7 @@ SchedulerConfig scheduler_config(const Model& model, const Backend& backend, con
     c.max_num_seqs = o.max_num_seqs;
     c.max_num_batched_tokens = o.max_num_batched_tokens;
     c.enable_prefix_caching = o.enable_prefix_caching;
+    c.sliding_window = o.free_out_of_window_blocks ? attention_window(model.config) : 0;
     c.static_batching = o.batching == BatchingMode::Static;
     c.static_batch_size = o.static_batch_size;
     if (o.num_kv_blocks < 0) throw Error("num_kv_blocks must not be negative");
@@ -42,7 +43,12 @@ SchedulerConfig scheduler_config(const Model& model, const Backend& backend, con
         c.num_blocks = o.num_kv_blocks;
     } else {
         const int64_t one_sequence = (int64_t(c.max_model_len) + c.block_size - 1) / c.block_size;
-        c.num_blocks = backend.plan_kv_blocks(kv_layout_of(model, c.block_size), o.kv_cache_bytes, one_sequence);
+        // A sliding-window sequence holds only its window's blocks (KvCacheManager::blocks_to_run):
+        // that much is enough to run at full context.
+        const int64_t least = c.sliding_window > 0
+                                  ? std::min<int64_t>(one_sequence, (int64_t(c.sliding_window) + c.block_size - 2) / c.block_size + 1)
+                                  : one_sequence;
+        c.num_blocks = backend.plan_kv_blocks(kv_layout_of(model, c.block_size), o.kv_cache_bytes, least);
         // More than every sequence at full context can never be used (a small model would otherwise
         // take gigabytes of the default budget for nothing).
         if (o.kv_cache_bytes == 0) c.num_blocks = std::min(c.num_blocks, one_sequence * std::max(1, c.max_num_seqs));

@@ -20,6 +20,9 @@ struct EngineOptions {
     int max_num_seqs = 64;
     int max_num_batched_tokens = 2048;
     bool enable_prefix_caching = true;
+    // Sliding-window models (Mistral v0.1): release KV blocks whose keys no later query can attend.
+    // Off only to compare against holding the whole context (tests, benchmarks).
+    bool free_out_of_window_blocks = true;
     BatchingMode batching = BatchingMode::Continuous;
     int static_batch_size = 16;        // Static mode: how many requests form a batch
 };

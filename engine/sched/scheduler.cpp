@@ -8,7 +8,7 @@
 namespace folio {
 
 Scheduler::Scheduler(const SchedulerConfig& config)
-    : config_(config), kv_(config.num_blocks, config.block_size, config.enable_prefix_caching) {
+    : config_(config), kv_(config.num_blocks, config.block_size, config.enable_prefix_caching, config.sliding_window) {
     if (config.max_num_seqs < 1) throw Error("max_num_seqs must be at least 1");
     if (config.max_num_batched_tokens < config.max_num_seqs)
         throw Error("max_num_batched_tokens (" + std::to_string(config.max_num_batched_tokens) +
@@ -17,6 +17,7 @@ Scheduler::Scheduler(const SchedulerConfig& config)
     if (config.max_model_len < 1) throw Error("the model's context length must be positive");
     if (config.num_blocks < 1) throw Error("the KV pool needs at least one block");
     if (config.block_size < 1) throw Error("the KV block size must be positive");
+    if (config.sliding_window < 0) throw Error("the sliding window must not be negative (0: none)");
     if (config.static_batching && config.static_batch_size < 1) throw Error("static_batch_size must be at least 1");
     config_.static_batch_size = std::min(config_.static_batch_size, config_.max_num_seqs);
 }
@@ -26,7 +27,7 @@ std::string Scheduler::check_prompt(int64_t num_tokens) const {
     if (num_tokens > config_.max_model_len)
         return "the prompt has " + std::to_string(num_tokens) + " tokens but the model's context holds " +
                std::to_string(config_.max_model_len) + "; shorten the prompt or the conversation";
-    const int64_t blocks = kv_.blocks_for(num_tokens);
+    const int64_t blocks = kv_.blocks_to_run(num_tokens);
     if (blocks > kv_.num_blocks())
         return "the prompt has " + std::to_string(num_tokens) + " tokens, which need " + std::to_string(blocks) +
                " KV blocks of " + std::to_string(kv_.block_size()) + " tokens, but the whole KV pool holds " +
@@ -119,7 +120,7 @@ void Scheduler::plan_kv_guarantee(SchedulePlan& plan, std::vector<SeqId>& kept, 
     size_t i = 0;
     while (i < alive.size()) {
         const SchedSequence& s = seqs_.at(alive[i]);
-        if (kv_.blocks_for(int64_t(s.tokens.size())) > kv_.num_blocks()) {
+        if (kv_.blocks_to_run(int64_t(s.tokens.size())) > kv_.num_blocks()) {
             plan.out_of_memory.push_back(s.id);
             plan.kv.release(s.id);
             alive.erase(alive.begin() + ptrdiff_t(i));
@@ -215,7 +216,7 @@ void Scheduler::plan_waiting(SchedulePlan& plan, int running_count, int& budget)
         if (budget <= 0 || running_count >= config_.max_num_seqs) break;
         const SchedSequence& s = seqs_.at(std::get<2>(key));
         if (static_open && !member(s.id)) continue;
-        if (kv_.blocks_for(int64_t(s.tokens.size())) > kv_.num_blocks()) {
+        if (kv_.blocks_to_run(int64_t(s.tokens.size())) > kv_.num_blocks()) {
             plan.out_of_memory.push_back(s.id);
             continue;
         }
@@ -223,7 +224,11 @@ void Scheduler::plan_waiting(SchedulePlan& plan, int running_count, int& budget)
         // Head of the line waits a step or so rather than computing a prefix twice.
         if (awaits_shared_prefix(s, hit, plan)) break;
         const int start = int(hit.blocks.size()) * kv_.block_size();
-        const int n = std::min(int(s.tokens.size()) - start, budget);
+        int n = std::min(int(s.tokens.size()) - start, budget);
+        // Under a window the whole prompt need not fit the pool at once, only each chunk with the
+        // window before it: cap the first chunk at the pool, so it can run once the pool is free.
+        if (kv_.sliding_window() > 0)
+            n = int(std::min<int64_t>(n, (kv_.num_blocks() + kv_.first_live_block(start)) * kv_.block_size() - start));
         // Head of the line waits for room rather than being overtaken (no starvation).
         if (!plan.kv.reserve_new(s.id, hit, n, keep_free)) break;
         ScheduledChunk c;

@@ -11,6 +11,9 @@ struct SchedulerConfig {
     int64_t num_blocks = 0;              // KV pool size
     int block_size = 16;
     bool enable_prefix_caching = true;
+    // The model's sliding attention window in tokens (0: none): blocks that leave it are released,
+    // so a sequence holds about W / block_size + 2 blocks however long it runs.
+    int sliding_window = 0;
     // Static batching (benchmark baseline only): admit `static_batch_size` requests together, run them
     // until the last one ends, admit nothing else meanwhile.
     bool static_batching = false;

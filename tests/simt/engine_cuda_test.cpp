@@ -1,12 +1,14 @@
 // The engine loop on the CUDA backend (in the SIMT harness): requests cancelled in the middle of
 // their chunked prefill and of their decode free blocks that a later request then reuses, and the
-// requests that stay produce exactly what they produce alone.
+// requests that stay produce exactly what they produce alone; a sliding-window model's released
+// blocks (-1 entries in the block tables) give the CPU backend's tokens.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <map>
 #include <memory>
 
+#include "engine/cpu/cpu_backend.h"
 #include "engine/model/model.h"
 #include "engine/runtime/engine_core.h"
 #include "kernels/cuda_backend.h"
@@ -93,6 +95,44 @@ TEST(CudaEngine, CancellingMidPrefillAndMidDecodeLeavesTheOthersUntouched) {
     EXPECT_EQ(out[id].reason, FinishReason::Length);
     EXPECT_EQ(out[ia].ids, alone(m, a));
     EXPECT_EQ(out[id].ids, alone(m, d));
+}
+
+// stories260K as a Mistral with a 32-token window, blocks of 16, a pool of four blocks (64 tokens)
+// for a 100-token conversation: the engine releases the blocks that leave the window, so the CUDA
+// backend (prefill chunks, then decodes replayed from CUDA graphs) gets block tables whose leading
+// entries are -1, and must give the CPU backend's tokens holding the whole context.
+TEST(CudaEngine, SlidingWindowWithReleasedBlocksGivesTheCpuTokens) {
+    std::unique_ptr<Model> windowed = load_model(test::fixture_path("models/stories260K"));
+    windowed->config.architecture = "MistralForCausalLM";
+    windowed->config.sliding_window = 32;
+    const std::shared_ptr<const Model> m(std::move(windowed));
+    const Request r = fixed_length_greedy_request(prompt(40, 5), 60);
+
+    EngineOptions whole = small_engine();
+    whole.num_kv_blocks = 16;
+    whole.free_out_of_window_blocks = false;
+    EngineCore cpu(m, make_cpu_backend(*m, backend_options_for(whole)), whole);
+    const RequestId c = cpu.add(r);
+    std::map<RequestId, Outcome> want;
+    while (cpu.has_unfinished()) collect(cpu.step(), want);
+    collect(cpu.step(), want);
+    ASSERT_EQ(want[c].ids.size(), 60u);
+
+    const EngineOptions o = small_engine();  // four blocks, freeing on
+    ASSERT_TRUE(o.free_out_of_window_blocks);
+    EngineCore gpu(m, make_cuda_backend(*m, backend_options_for(o)), o);
+    const RequestId g = gpu.add(r);
+    std::map<RequestId, Outcome> got;
+    int most_released = 0;
+    while (gpu.has_unfinished()) {
+        collect(gpu.step(), got);
+        gpu.scheduler().check_invariants();
+        if (gpu.scheduler().kv().holds(g)) most_released = std::max(most_released, gpu.scheduler().kv().sequence(g).num_released);
+    }
+    collect(gpu.step(), got);
+    EXPECT_EQ(got[g].reason, FinishReason::Length);
+    EXPECT_EQ(got[g].ids, want[c].ids);
+    EXPECT_GE(most_released, 4);  // 100 tokens: blocks 0..3 left the window
 }
 
 }  // namespace

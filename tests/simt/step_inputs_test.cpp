@@ -93,6 +93,30 @@ TEST(StepInputs, GraphPaddingAddsHarmlessRows) {
     EXPECT_THROW(pack_step(b, &rows, kLayout, 100, po, in), Error);
 }
 
+TEST(StepInputs, ReleasedEntriesBeforeTheWindowPassButNoneInsideIt) {
+    // A 16-token window, blocks of 16: a decode at position 60 attends keys 45..60 (blocks 2 and 3),
+    // a prefill chunk at 40..47 attends from key 25 (blocks 1 and 2).
+    ForwardBatch b;
+    for (int i = 0; i < 9; ++i) b.tokens.push_back(i + 1);
+    b.block_tables = {-1, -1, 4, 8, -1, 5, 6};
+    b.seqs = {slice(0, 1, 60, 0, 4), slice(1, 8, 40, 4, 3)};
+    StepInputs in(capacity());
+    PackOptions po;
+    po.sliding_window = 16;
+    const StepCounts c = pack_step(b, nullptr, kLayout, 100, po, in);
+    EXPECT_EQ(std::vector<int32_t>(in.block_tables(), in.block_tables() + 8), (std::vector<int32_t>{-1, -1, 4, 8, -1, 5, 6, -1}));
+    EXPECT_EQ(in.slots()[0], 8 * 16 + 12);   // position 60
+    EXPECT_EQ(in.slots()[1], 6 * 16 + 8);    // position 40
+    EXPECT_EQ(c.table_width, 4);
+    // Block 1 holds keys the chunk's first query (position 40, keys 25..) reads: it must be there.
+    b.block_tables[5] = -1;
+    EXPECT_THROW(pack_step(b, nullptr, kLayout, 100, po, in), Error);
+    b.block_tables[5] = 5;
+    // Without a window every entry is read.
+    po.sliding_window = 0;
+    EXPECT_THROW(pack_step(b, nullptr, kLayout, 100, po, in), Error);
+}
+
 TEST(StepInputs, MalformedBatchesGetClearErrors) {
     StepInputs in(capacity());
     auto expect_error = [&](const ForwardBatch& b, const std::string& words) {

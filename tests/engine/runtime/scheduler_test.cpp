@@ -33,13 +33,17 @@ int32_t next_token(const std::vector<std::pair<int32_t, int32_t>>& context, uint
     return int32_t(3 + h % 61);
 }
 
-// What a request generates when it runs alone: the oracle every scheduled run must match.
-std::vector<int32_t> reference(const std::vector<int32_t>& prompt, int max_tokens, uint64_t salt) {
+// The first key a query at `pos` attends under a sliding window (0: none), as engine/cpu/ops.h.
+int first_key(int pos, int window) { return window > 0 && pos >= window ? pos - window + 1 : 0; }
+
+// What a request generates when it runs alone: the oracle every scheduled run must match. Under a
+// sliding window the fake model sees only the window's keys.
+std::vector<int32_t> reference(const std::vector<int32_t>& prompt, int max_tokens, uint64_t salt, int window = 0) {
     std::vector<int32_t> all = prompt;
     std::vector<int32_t> out;
     while (int(out.size()) < max_tokens) {
         std::vector<std::pair<int32_t, int32_t>> ctx;
-        for (size_t p = 0; p < all.size(); ++p) ctx.push_back({all[p], int32_t(p)});
+        for (size_t p = size_t(first_key(int(all.size()) - 1, window)); p < all.size(); ++p) ctx.push_back({all[p], int32_t(p)});
         out.push_back(next_token(ctx, salt));
         all.push_back(out.back());
     }
@@ -52,7 +56,7 @@ std::vector<int32_t> reference(const std::vector<int32_t>& prompt, int max_token
 class Harness {
 public:
     explicit Harness(const SchedulerConfig& cfg)
-        : sched(cfg), bs_(cfg.block_size), slots_(size_t(cfg.num_blocks * cfg.block_size), {-1, -1}) {}
+        : sched(cfg), bs_(cfg.block_size), window_(cfg.sliding_window), slots_(size_t(cfg.num_blocks * cfg.block_size), {-1, -1}) {}
 
     void add(SeqId id, std::vector<int32_t> prompt, int max_tokens, int priority = 0, uint64_t salt = 0) {
         sched.add(id, prompt, priority);
@@ -88,7 +92,8 @@ public:
             for (int p = c.context_before; p < c.context_before + c.num_tokens; ++p) slot(kv, p) = {s.tokens[size_t(p)], p};
             if (c.samples) {
                 std::vector<std::pair<int32_t, int32_t>> ctx;
-                for (int p = 0; p < c.context_before + c.num_tokens; ++p) ctx.push_back(slot(kv, p));
+                const int last = c.context_before + c.num_tokens - 1;
+                for (int p = first_key(last, window_); p <= last; ++p) ctx.push_back(slot(kv, p));
                 sampled.push_back(next_token(ctx, salt_[c.id]));
             }
         }
@@ -116,7 +121,7 @@ public:
         }
         return n;
     }
-    std::vector<int32_t> expected(SeqId id) const { return reference(prompts_.at(id), max_tokens_.at(id), salt_.at(id)); }
+    std::vector<int32_t> expected(SeqId id) const { return reference(prompts_.at(id), max_tokens_.at(id), salt_.at(id), window_); }
 
     Scheduler sched;
     int64_t steps = 0;
@@ -130,9 +135,16 @@ public:
 
 private:
     std::pair<int32_t, int32_t>& slot(const KvSequence& kv, int p) {
-        return slots_[size_t(kv.blocks[size_t(p / bs_)]) * size_t(bs_) + size_t(p % bs_)];
+        const BlockId b = kv.blocks[size_t(p / bs_)];
+        if (b == kReleasedBlock) {
+            ADD_FAILURE() << "position " << p << " read or written through a released block";
+            return stray_;
+        }
+        return slots_[size_t(b) * size_t(bs_) + size_t(p % bs_)];
     }
     int bs_;
+    int window_;
+    std::pair<int32_t, int32_t> stray_{-1, -1};
     std::vector<std::pair<int32_t, int32_t>> slots_;
     std::map<SeqId, int> max_tokens_;
     std::map<SeqId, uint64_t> salt_;
@@ -439,6 +451,48 @@ TEST(Scheduler, PropertyRandomWorkloadsKeepInvariantsFinishEverythingExactly) {
         const KvCounters k = h.sched.kv().counters();
         EXPECT_EQ(k.blocks_used, 0);
         EXPECT_EQ(k.blocks_free + k.blocks_cached, 48);
+        if (caching) {
+            EXPECT_GT(k.prefix_hit_tokens, 0);
+        }
+    }
+}
+
+TEST(Scheduler, SlidingWindowRunsConversationsLongerThanThePoolExactly) {
+    // A window of 10 tokens, blocks of 4: a sequence holds at most 4 blocks, so a 16-block pool runs
+    // several conversations of up to 130 tokens (33 blocks each) by releasing what leaves the window.
+    for (const bool caching : {true, false}) {
+        SchedulerConfig c = config(/*blocks=*/16, /*budget=*/24, /*max_seqs=*/5, /*bs=*/4);
+        c.enable_prefix_caching = caching;
+        c.sliding_window = 10;
+        Harness h(c);
+        EXPECT_EQ(h.sched.check_prompt(100), "");  // 25 blocks of prompt, but only the window's are held
+        std::mt19937 rng(caching ? 21 : 22);
+        const std::vector<int32_t> base = toks(3000, 70);
+        SeqId next = 1;
+        int longest = 0;  // prompt + generated tokens of the longest conversation
+        for (int op = 0; op < 2500; ++op) {
+            if (op < 20 || rng() % 12 == 0) {
+                std::vector<int32_t> prompt = base;
+                prompt.resize(size_t(1 + rng() % 70));
+                for (int k = int(rng() % 10); k > 0; --k) prompt.push_back(int32_t(rng() % 50));
+                const int max_tokens = 1 + int(rng() % 60);
+                longest = std::max(longest, int(prompt.size()) + max_tokens);
+                h.add(next++, prompt, max_tokens, 0, rng() % 3);
+            } else {
+                h.step();
+                ASSERT_NO_THROW(h.sched.check_invariants()) << "op " << op;
+                for (SeqId id : h.sched.running()) ASSERT_LE(h.sched.kv().info(id).blocks, 10 / 4 + 2) << "op " << op;
+            }
+        }
+        h.run_until_idle(20000);
+        ASSERT_FALSE(h.sched.has_unfinished());
+        EXPECT_TRUE(h.out_of_memory.empty());
+        for (const auto& [id, out] : h.outputs) ASSERT_EQ(out, h.expected(id)) << "request " << id;
+        EXPECT_GT(h.outputs.size(), 150u);
+        EXPECT_GT(longest, 16 * 4);  // longer than the whole pool
+        EXPECT_GT(h.preempted_total, 0);
+        const KvCounters k = h.sched.kv().counters();
+        EXPECT_EQ(k.blocks_used, 0);
         if (caching) {
             EXPECT_GT(k.prefix_hit_tokens, 0);
         }

@@ -2,11 +2,11 @@
 
 #include <gtest/gtest.h>
 
-#include <numeric>
 #include <vector>
 
 #include "engine/kv/block_hash.h"
 #include "engine/kv/free_block_queue.h"
+#include "tests/support/token_ids.h"
 
 namespace folio {
 namespace {
@@ -49,11 +49,7 @@ TEST(BlockHash, DependsOnParentOrderAndEveryToken) {
     }
 }
 
-std::vector<int32_t> toks(int first, int n) {
-    std::vector<int32_t> t(static_cast<size_t>(n));
-    std::iota(t.begin(), t.end(), first);
-    return t;
-}
+using test::toks;
 
 TEST(BlockPool, AllocateRetainReleaseCounts) {
     BlockPool pool(4, 2);

@@ -1,21 +1,17 @@
 #include "engine/kv/kv_cache_manager.h"
+#include "tests/support/token_ids.h"
 
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <map>
-#include <numeric>
 #include <random>
 #include <vector>
 
 namespace folio {
 namespace {
 
-std::vector<int32_t> toks(int first, int n) {
-    std::vector<int32_t> t(static_cast<size_t>(n));
-    std::iota(t.begin(), t.end(), first);
-    return t;
-}
+using test::toks;
 
 // A stand-in for the backend's KV pools: each slot remembers the token and position written there.
 // A sequence reads back its own tokens through its block table only if the bookkeeping is right.

@@ -3,19 +3,15 @@
 // is still held, and released blocks keep serving the prefix cache.
 #include <gtest/gtest.h>
 
-#include <numeric>
 #include <vector>
 
 #include "engine/kv/kv_cache_manager.h"
+#include "tests/support/token_ids.h"
 
 namespace folio {
 namespace {
 
-std::vector<int32_t> toks(int first, int n) {
-    std::vector<int32_t> t(static_cast<size_t>(n));
-    std::iota(t.begin(), t.end(), first);
-    return t;
-}
+using test::toks;
 
 // The first key a query at `pos` attends (engine/cpu/ops.h first_attended_key).
 int first_key(int pos, int window) { return pos >= window ? pos - window + 1 : 0; }

@@ -5,21 +5,17 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
-#include <numeric>
 #include <random>
 #include <set>
 #include <vector>
 
 #include "engine/core/error.h"
+#include "tests/support/token_ids.h"
 
 namespace folio {
 namespace {
 
-std::vector<int32_t> toks(int first, int n) {
-    std::vector<int32_t> t(static_cast<size_t>(n));
-    std::iota(t.begin(), t.end(), first);
-    return t;
-}
+using test::toks;
 
 // The next token of a context as a fake model would give it: a hash of every (token, position) pair
 // (plus a per-request salt, so forks can diverge), so it changes if any KV slot is wrong.

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 
+#include "engine/kv/kv_layout.h"
 #include "engine/sampling/sampling_params.h"
 
 namespace folio::cuda {
@@ -192,16 +193,15 @@ StepCounts pack_step(const ForwardBatch& batch, const std::vector<SamplingRow>* 
         int32_t* table = in.block_tables() + size_t(i) * width;
         // The first block any query of this step can attend: the kernels start their keys at the
         // window of the first query, so entries before it (released blocks, -1) are never read.
-        const int w = options.sliding_window;
-        const int live = (w > 0 && s.context_before >= w ? s.context_before - w + 1 : 0) / bs;
+        const int live = first_live_block(s.context_before, options.sliding_window, bs);
         for (int b = 0; b < width; ++b) {
             if (b >= needed) {
                 table[b] = -1;  // never read: a stray read faults instead of reading another sequence
                 continue;
             }
             const int32_t blk = batch.block_tables[size_t(s.block_table_offset + b)];
-            if (b < live && blk == -1) {
-                table[b] = -1;
+            if (b < live && blk == kReleasedBlock) {
+                table[b] = kReleasedBlock;
                 continue;
             }
             if (blk < 0 || blk >= layout.num_blocks)

@@ -178,10 +178,10 @@ void CpuBackend::check_batch(const ForwardBatch& batch) const {
             seq.block_table_offset + seq.num_blocks > int(batch.block_tables.size()))
             throw Error("CPU backend: malformed batch for sequence " + std::to_string(seq.seq_id));
         // Blocks before the first query's window are never read and may be released (-1).
-        const int live = cpu::first_attended_key(seq.context_before, window) / layout_.block_size;
+        const int live = first_live_block(seq.context_before, window, layout_.block_size);
         for (int b = 0; b < needed; ++b) {
             const int32_t blk = batch.block_tables[size_t(seq.block_table_offset + b)];
-            if (b < live && blk == -1) continue;
+            if (b < live && blk == kReleasedBlock) continue;
             if (blk < 0 || blk >= layout_.num_blocks)
                 throw Error("CPU backend: block " + std::to_string(blk) + " of sequence " + std::to_string(seq.seq_id) +
                             " is outside the pool");
@@ -268,7 +268,7 @@ void CpuBackend::forward(const ForwardBatch& batch, std::vector<float>& logits) 
                 q[r] = s_.q.data() + row;
                 o[r] = s_.attn.data() + row;
                 const int pos = t - seq.token_offset + seq.context_before;
-                first[r] = cpu::first_attended_key(pos, window);
+                first[r] = first_attended_key(pos, window);
                 keys[r] = pos + 1;
                 max_keys = std::max(max_keys, keys[r]);
             }

@@ -53,11 +53,6 @@ void paged_attention(const float* q, float* out, int num_tokens, int context_bef
                      const KvLayout& layout, const float* k_pool, const float* v_pool,
                      const int32_t* block_table, float scale, int sliding_window = 0);
 
-// The first position a query at position `pos` attends to under `sliding_window` (0: none).
-inline int first_attended_key(int pos, int sliding_window) {
-    return sliding_window > 0 && pos >= sliding_window ? pos - sliding_window + 1 : 0;
-}
-
 // One query row of one head over positions [first_key, num_keys) of a sequence (the body of
 // paged_attention): scores in position order, max-subtracted softmax, weighted sum of values.
 // Dot products and the value sum use fused multiply-adds over head_dim in 16 lanes (the backend's

@@ -26,9 +26,8 @@ int KvPlan::blocks_needed(SeqId seq, int n) const {
 
 int KvPlan::blocks_needed_new(const PrefixHit& hit, int n) const {
     const int64_t hit_tokens = int64_t(hit.blocks.size()) * kv_->block_size();
-    const size_t live = size_t(kv_->first_live_block(hit_tokens));  // hits before it are not taken
     int need = 0;
-    for (size_t i = live; i < hit.blocks.size(); ++i)
+    for (size_t i = first_taken_hit(hit); i < hit.blocks.size(); ++i)
         if (effective_ref(hit.blocks[i].block) == 0) ++need;  // a cached free block leaves the free queue
     return need + kv_->blocks_for(hit_tokens + n) - int(hit.blocks.size());
 }
@@ -65,8 +64,7 @@ bool KvPlan::reserve_new(SeqId seq, const PrefixHit& hit, int n, int64_t keep_fr
     const int need = blocks_needed_new(hit, n);
     if (need > free_ - keep_free) return false;
     free_ -= need;
-    const size_t live = size_t(kv_->first_live_block(int64_t(hit.blocks.size()) * kv_->block_size()));
-    for (size_t i = live; i < hit.blocks.size(); ++i) ++ref_delta_[hit.blocks[i].block];
+    for (size_t i = first_taken_hit(hit); i < hit.blocks.size(); ++i) ++ref_delta_[hit.blocks[i].block];
     reservations_.push_back({seq, n, true, hit});
     return true;
 }
@@ -85,24 +83,16 @@ bool KvPlan::reserves(SeqId seq) const {
     return std::any_of(reservations_.begin(), reservations_.end(), [&](const Reservation& r) { return r.seq == seq; });
 }
 
+size_t KvPlan::first_taken_hit(const PrefixHit& hit) const {
+    // Hits before the window of the new sequence's first query are never read, so never taken.
+    return size_t(kv_->first_live_block(int64_t(hit.blocks.size()) * kv_->block_size()));
+}
+
 // ---------------------------------------------------------------- KvCacheManager
 
 KvCacheManager::KvCacheManager(int64_t num_blocks, int block_size, bool enable_prefix_caching, int sliding_window)
     : pool_(num_blocks, block_size), prefix_caching_(enable_prefix_caching), window_(std::max(0, sliding_window)) {}
 
-int KvCacheManager::first_live_block(int64_t pos) const {
-    // The query at `pos` sees keys from pos - W + 1 (engine/cpu/ops.h first_attended_key); later
-    // queries see only later keys.
-    const int64_t first_key = window_ > 0 && pos >= window_ ? pos - window_ + 1 : 0;
-    return int(first_key / block_size());
-}
-
-int64_t KvCacheManager::blocks_to_run(int64_t tokens) const {
-    const int64_t all = blocks_for(tokens);
-    if (window_ == 0) return all;
-    // A query's window [p - W + 1, p] spans at most ceil((W - 1) / bs) + 1 blocks.
-    return std::min<int64_t>(all, (int64_t(window_) - 1 + block_size() - 1) / block_size() + 1);
-}
 
 const KvSequence& KvCacheManager::sequence(SeqId seq) const {
     const auto it = seqs_.find(seq);

@@ -21,13 +21,11 @@
 #include <vector>
 
 #include "engine/kv/block_pool.h"
+#include "engine/kv/kv_layout.h"
 
 namespace folio {
 
 using SeqId = uint64_t;
-
-// Table entry of a block released because it left the sliding window; never an address.
-inline constexpr BlockId kReleasedBlock = -1;
 
 struct KvSequence {
     std::vector<BlockId> blocks;          // logical block i -> physical block, or kReleasedBlock
@@ -111,6 +109,7 @@ private:
     friend class KvCacheManager;
     explicit KvPlan(const KvCacheManager& kv);
     int effective_ref(BlockId b) const;
+    size_t first_taken_hit(const PrefixHit& hit) const;
 
     struct Reservation {
         SeqId seq = 0;
@@ -138,11 +137,11 @@ public:
     int blocks_for(int64_t tokens) const { return int((tokens + block_size() - 1) / block_size()); }
     // The first logical block a query at position `pos` or later can attend (0 without a window):
     // every block before it may be released.
-    int first_live_block(int64_t pos) const;
+    int first_live_block(int64_t pos) const { return folio::first_live_block(int(pos), window_, block_size()); }
     // The most blocks a sequence of `tokens` tokens holds at once when it runs a token at a time:
     // blocks_for(tokens), or under a window at most ceil((W - 1) / block_size) + 1. A pool smaller
     // than this can never run it.
-    int64_t blocks_to_run(int64_t tokens) const;
+    int64_t blocks_to_run(int64_t tokens) const { return folio::blocks_to_run(tokens, window_, block_size()); }
 
     // ---- queries ----
     bool holds(SeqId seq) const { return seqs_.count(seq) != 0; }

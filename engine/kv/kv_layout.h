@@ -6,10 +6,28 @@
 // head_dim]: a block holds `block_size` consecutive token positions of one sequence for all KV heads.
 // A sequence's token at position p lives in physical block block_table[p / block_size], slot
 // p % block_size.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
 namespace folio {
+
+// Sliding window (Mistral v0.1; W = attention_window(config), 0: none): a query at position `pos`
+// attends keys [first_attended_key(pos, W), pos], as transformers masks it; a later query only
+// moves that start forward.
+inline int first_attended_key(int pos, int window) { return window > 0 && pos >= window ? pos - window + 1 : 0; }
+
+// The first logical block a query at `pos`, or any later one, can read. The KV cache releases the
+// blocks before it, and their block-table entries become kReleasedBlock, which no backend reads.
+inline int first_live_block(int pos, int window, int block_size) { return first_attended_key(pos, window) / block_size; }
+inline constexpr int32_t kReleasedBlock = -1;
+
+// The most blocks a sequence of `tokens` tokens holds at once when it runs a token at a time: all of
+// them, or under a window at most ceil((W - 1) / block_size) + 1 (a query's keys [p - W + 1, p]).
+inline int64_t blocks_to_run(int64_t tokens, int window, int block_size) {
+    const int64_t all = (tokens + block_size - 1) / block_size;
+    return window > 0 ? std::min<int64_t>(all, (int64_t(window) - 1 + block_size - 1) / block_size + 1) : all;
+}
 
 struct KvLayout {
     int num_layers = 0;

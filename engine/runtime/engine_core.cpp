@@ -43,11 +43,8 @@ SchedulerConfig scheduler_config(const Model& model, const Backend& backend, con
         c.num_blocks = o.num_kv_blocks;
     } else {
         const int64_t one_sequence = (int64_t(c.max_model_len) + c.block_size - 1) / c.block_size;
-        // A sliding-window sequence holds only its window's blocks (KvCacheManager::blocks_to_run):
-        // that much is enough to run at full context.
-        const int64_t least = c.sliding_window > 0
-                                  ? std::min<int64_t>(one_sequence, (int64_t(c.sliding_window) + c.block_size - 2) / c.block_size + 1)
-                                  : one_sequence;
+        // A sliding-window sequence holds only its window's blocks: that much runs it at full context.
+        const int64_t least = blocks_to_run(c.max_model_len, c.sliding_window, c.block_size);
         c.num_blocks = backend.plan_kv_blocks(kv_layout_of(model, c.block_size), o.kv_cache_bytes, least);
         // More than every sequence at full context can never be used (a small model would otherwise
         // take gigabytes of the default budget for nothing).

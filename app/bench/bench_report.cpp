@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <fstream>
 
 #include "app/bench/report_text.h"
@@ -81,10 +80,7 @@ nlohmann::json summarize(const RunResult& run, const RunInfo& info) {
 
 namespace {
 std::string rate_text(double rate) {
-    if (!(rate > 0)) return "all at once";
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "%.2f/s (Poisson)", rate);
-    return buf;
+    return rate > 0 ? printf_string("%.2f/s (Poisson)", rate) : "all at once";
 }
 }  // namespace
 

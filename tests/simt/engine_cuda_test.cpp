@@ -13,6 +13,7 @@
 #include "engine/runtime/engine_core.h"
 #include "kernels/cuda_backend.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/request_outcomes.h"
 
 namespace folio {
 namespace {
@@ -38,22 +39,11 @@ std::vector<int32_t> prompt(int n, int salt) {
     return p;
 }
 
-struct Outcome {
-    std::vector<int32_t> ids;
-    FinishReason reason = FinishReason::Error;
-    bool finished = false;
-};
+using Outcome = test::RequestOutcome;
 
 void collect(const std::vector<Event>& events, std::map<RequestId, Outcome>& out) {
-    for (const Event& e : events) {
-        Outcome& o = out[e.id];
-        if (e.kind == Event::Kind::Token) o.ids.push_back(e.token);
-        if (e.kind != Event::Kind::Token) {
-            o.finished = true;
-            o.reason = e.reason;
-            ASSERT_NE(e.kind, Event::Kind::Error) << e.message;
-        }
-    }
+    for (const Event& e : events) ASSERT_NE(e.kind, Event::Kind::Error) << e.message;
+    test::absorb(events, out);
 }
 
 std::vector<int32_t> alone(const std::shared_ptr<const Model>& m, const Request& r) {
@@ -88,11 +78,11 @@ TEST(CudaEngine, CancellingMidPrefillAndMidDecodeLeavesTheOthersUntouched) {
     EXPECT_GE(reused, 2) << "d was meant to run in blocks b and c left with stale KV in them";
     while (core->has_unfinished()) collect(core->step(), out);
     collect(core->step(), out);
-    EXPECT_EQ(out[ib].reason, FinishReason::Cancelled);
-    EXPECT_EQ(out[ic].reason, FinishReason::Cancelled);
+    EXPECT_EQ(out[ib].end.reason, FinishReason::Cancelled);
+    EXPECT_EQ(out[ic].end.reason, FinishReason::Cancelled);
     EXPECT_LT(out[ic].ids.size(), 14u);
-    EXPECT_EQ(out[ia].reason, FinishReason::Length);
-    EXPECT_EQ(out[id].reason, FinishReason::Length);
+    EXPECT_EQ(out[ia].end.reason, FinishReason::Length);
+    EXPECT_EQ(out[id].end.reason, FinishReason::Length);
     EXPECT_EQ(out[ia].ids, alone(m, a));
     EXPECT_EQ(out[id].ids, alone(m, d));
 }
@@ -130,7 +120,7 @@ TEST(CudaEngine, SlidingWindowWithReleasedBlocksGivesTheCpuTokens) {
         if (gpu.scheduler().kv().holds(g)) most_released = std::max(most_released, gpu.scheduler().kv().sequence(g).num_released);
     }
     collect(gpu.step(), got);
-    EXPECT_EQ(got[g].reason, FinishReason::Length);
+    EXPECT_EQ(got[g].end.reason, FinishReason::Length);
     EXPECT_EQ(got[g].ids, want[c].ids);
     EXPECT_GE(most_released, 4);  // 100 tokens: blocks 0..3 left the window
 }

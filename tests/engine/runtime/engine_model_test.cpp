@@ -13,6 +13,7 @@
 #include "engine/model/model.h"
 #include "engine/runtime/engine_core.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/request_outcomes.h"
 
 namespace folio {
 namespace {
@@ -31,26 +32,9 @@ std::unique_ptr<EngineCore> make_core(const std::shared_ptr<const Model>& model,
     return std::make_unique<EngineCore>(model, make_cpu_backend(*model, b), o);
 }
 
-struct Result {
-    std::vector<int32_t> ids;
-    std::string text;
-    Event end;
-};
-
-void absorb(std::vector<Event> events, std::map<RequestId, Result>& out) {
-    for (auto& e : events) {
-        Result& r = out[e.id];
-        if (e.kind == Event::Kind::Token) r.ids.push_back(e.token);
-        else r.end = e;
-        r.text += e.text;
-    }
-}
-
-std::map<RequestId, Result> drain(EngineCore& core) {
-    std::map<RequestId, Result> out;
-    while (core.has_unfinished() || core.has_pending_events()) absorb(core.step(), out);
-    return out;
-}
+using Result = test::RequestOutcome;
+using test::absorb;
+using test::drain;
 
 Result run_alone(const std::shared_ptr<const Model>& model, const Request& r) {
     EngineOptions o;

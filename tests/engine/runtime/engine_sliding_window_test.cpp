@@ -13,6 +13,7 @@
 #include "engine/model/model.h"
 #include "engine/runtime/engine_core.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/request_outcomes.h"
 
 namespace folio {
 namespace {
@@ -51,38 +52,22 @@ std::vector<int32_t> prompt(int n, int salt) {
     return p;
 }
 
-struct Outcome {
-    std::vector<int32_t> ids;
-    FinishReason reason = FinishReason::Error;
-    std::string message;
-    bool finished = false;
-};
-
-void absorb(const std::vector<Event>& events, std::map<RequestId, Outcome>& out) {
-    for (const Event& e : events) {
-        Outcome& o = out[e.id];
-        if (e.kind == Event::Kind::Token) o.ids.push_back(e.token);
-        else {
-            o.finished = true;
-            o.reason = e.reason;
-            o.message = e.message;
-        }
-    }
-}
+using Outcomes = std::map<RequestId, test::RequestOutcome>;
 
 // Runs to the end; after every step the scheduler's invariants hold and `on_step` sees the core.
 template <typename F>
-std::map<RequestId, Outcome> drain(EngineCore& core, F on_step, std::map<RequestId, Outcome> out = {}) {
-    while (core.has_unfinished() || core.has_pending_events()) {
-        absorb(core.step(), out);
-        core.scheduler().check_invariants();
-        on_step(core);
-    }
-    return out;
+Outcomes run_checked(EngineCore& core, F on_step, Outcomes out = {}) {
+    return test::drain(
+        core,
+        [&](EngineCore& c) {
+            c.scheduler().check_invariants();
+            on_step(c);
+        },
+        std::move(out));
 }
 
-std::map<RequestId, Outcome> drain(EngineCore& core, std::map<RequestId, Outcome> out = {}) {
-    return drain(core, [](const EngineCore&) {}, std::move(out));
+Outcomes run_checked(EngineCore& core, Outcomes out = {}) {
+    return run_checked(core, [](const EngineCore&) {}, std::move(out));
 }
 
 TEST(EngineSlidingWindow, FreeingBlocksChangesNoTokenAndBoundsTheBlocksHeld) {
@@ -90,15 +75,15 @@ TEST(EngineSlidingWindow, FreeingBlocksChangesNoTokenAndBoundsTheBlocksHeld) {
     auto held_all = make_core(options(64, false));
     const RequestId a = held_all->add(r);
     int most_without = 0;
-    auto ref = drain(*held_all, [&](const EngineCore& c) { most_without = std::max(most_without, c.scheduler().kv().info(a).blocks); });
-    ASSERT_EQ(ref[a].reason, FinishReason::Length) << ref[a].message;
+    auto ref = run_checked(*held_all, [&](const EngineCore& c) { most_without = std::max(most_without, c.scheduler().kv().info(a).blocks); });
+    ASSERT_EQ(ref[a].end.reason, FinishReason::Length) << ref[a].end.message;
     ASSERT_EQ(ref[a].ids.size(), 150u);
     EXPECT_EQ(most_without, 12);  // the whole conversation, 190 / 16 blocks
 
     auto freeing = make_core(options(64, true));
     const RequestId b = freeing->add(r);
     int most = 0, steps = 0;
-    auto got = drain(*freeing, [&](const EngineCore& c) {
+    auto got = run_checked(*freeing, [&](const EngineCore& c) {
         const KvSequenceInfo info = c.scheduler().kv().info(b);
         most = std::max(most, info.blocks);
         if (info.tokens > 0) {
@@ -107,7 +92,7 @@ TEST(EngineSlidingWindow, FreeingBlocksChangesNoTokenAndBoundsTheBlocksHeld) {
         EXPECT_EQ(c.stats().blocks_used, info.blocks);
         ++steps;
     });
-    ASSERT_EQ(got[b].reason, FinishReason::Length) << got[b].message;
+    ASSERT_EQ(got[b].end.reason, FinishReason::Length) << got[b].end.message;
     EXPECT_EQ(got[b].ids, ref[a].ids);
     EXPECT_LE(most, kMaxHeld);
     EXPECT_GE(most, 2);
@@ -118,20 +103,20 @@ TEST(EngineSlidingWindow, APoolOfTheWindowFinishesALongerConversation) {
     const Request r = fixed_length_greedy_request(prompt(40, 2), 150);
     auto big = make_core(options(64, false));
     const RequestId a = big->add(r);
-    const std::vector<int32_t> want = drain(*big)[a].ids;
+    const std::vector<int32_t> want = run_checked(*big)[a].ids;
     ASSERT_EQ(want.size(), 150u);
 
     // Four blocks hold 64 tokens, a third of the conversation: holding it all, the engine must stop.
     auto held_all = make_core(options(4, false));
     const RequestId b = held_all->add(r);
-    auto cut = drain(*held_all);
-    EXPECT_EQ(cut[b].reason, FinishReason::ContextFull);
+    auto cut = run_checked(*held_all);
+    EXPECT_EQ(cut[b].end.reason, FinishReason::ContextFull);
     EXPECT_LT(cut[b].ids.size(), 150u);
 
     auto freeing = make_core(options(4, true));
     const RequestId c = freeing->add(r);
-    auto got = drain(*freeing);
-    EXPECT_EQ(got[c].reason, FinishReason::Length) << got[c].message;
+    auto got = run_checked(*freeing);
+    EXPECT_EQ(got[c].end.reason, FinishReason::Length) << got[c].end.message;
     EXPECT_EQ(got[c].ids, want);
     EXPECT_EQ(freeing->stats().preemptions, 0);
 }
@@ -147,19 +132,19 @@ TEST(EngineSlidingWindow, AMemoryBudgetForTheWindowIsEnoughToStart) {
     EXPECT_GE(core->num_kv_blocks(), 3);
     EXPECT_LT(core->num_kv_blocks(), 32);
     const RequestId id = core->add(fixed_length_greedy_request(prompt(40, 6), 100));
-    auto got = drain(*core);
-    EXPECT_EQ(got[id].reason, FinishReason::Length) << got[id].message;
+    auto got = run_checked(*core);
+    EXPECT_EQ(got[id].end.reason, FinishReason::Length) << got[id].end.message;
 }
 
 TEST(EngineSlidingWindow, PromptLongerThanThePoolIsAdmittedInChunks) {
     const Request r = fixed_length_greedy_request(prompt(150, 3), 20);  // 150 prompt tokens, 64-slot pool
     auto big = make_core(options(64, false));
     const RequestId a = big->add(r);
-    const std::vector<int32_t> want = drain(*big)[a].ids;
+    const std::vector<int32_t> want = run_checked(*big)[a].ids;
     auto freeing = make_core(options(4, true));
     const RequestId c = freeing->add(r);
-    auto got = drain(*freeing);
-    EXPECT_EQ(got[c].reason, FinishReason::Length) << got[c].message;
+    auto got = run_checked(*freeing);
+    EXPECT_EQ(got[c].end.reason, FinishReason::Length) << got[c].end.message;
     EXPECT_EQ(got[c].ids, want);
 }
 
@@ -176,17 +161,17 @@ TEST(EngineSlidingWindow, PreemptionAndPrefixHitsInASmallPoolKeepEveryToken) {
     for (const Request& r : {r1, r2, r3}) {
         auto core = make_core(options(64, false));
         const RequestId id = core->add(r);
-        alone.push_back(drain(*core)[id].ids);
+        alone.push_back(run_checked(*core)[id].ids);
     }
     auto core = make_core(options(7, true));
     const RequestId i1 = core->add(r1);
-    std::map<RequestId, Outcome> first;
+    Outcomes first;
     absorb(core->step(), first);  // r1's prompt is computed (and cached) before r2 arrives
     const RequestId i2 = core->add(r2), i3 = core->add(r3);
-    auto got = drain(*core, std::move(first));
+    auto got = run_checked(*core, std::move(first));
     const RequestId ids[3] = {i1, i2, i3};
     for (int k = 0; k < 3; ++k) {
-        EXPECT_EQ(got[ids[k]].reason, FinishReason::Length) << k << ": " << got[ids[k]].message;
+        EXPECT_EQ(got[ids[k]].end.reason, FinishReason::Length) << k << ": " << got[ids[k]].end.message;
         EXPECT_EQ(got[ids[k]].ids.size(), 90u);
     }
     EXPECT_EQ(got[i1].ids, alone[0]);

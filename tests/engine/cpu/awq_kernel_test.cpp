@@ -173,11 +173,13 @@ std::vector<double> reference(const RandomAwq& a, const QuantizedActs& q, int m)
 TEST(AwqIntKernel, MatchesReferenceAndIsBitwiseStable) {
     std::mt19937 rng(11);
     std::normal_distribution<float> nd;
-    for (auto [in, out, g] : {std::tuple{32, 8, 32}, {96, 40, 32}, {192, 56, 64}, {384, 136, 128}}) {
+    for (auto [in, out, g] : {std::tuple{32, 8, 32}, {96, 40, 32}, {192, 56, 64}, {384, 136, 128}, {4096, 24, 128}}) {
         RandomAwq a(in, out, g, uint32_t(in + out));
         const AwqPacked p = pack_awq(a.m);
-        // 21 rows: one full 16-row AMX tile and a partial one; 2 rows stay on the VNNI path.
-        for (int m : {2, 21}) {
+        // 21 rows: one full 16-row AMX tile and a partial one; 2 rows stay on the VNNI path, which
+        // takes batches in tiles of 4 or 8 rows and the rest in tiles of 4, 2, 1 (7 = 4 + 2 + 1).
+        // With 4096 inputs 70 rows are more than one span of rows whose activations stay in L2.
+        for (int m : in < 4096 ? std::vector<int>{2, 7, 21} : std::vector<int>{70}) {
         std::vector<float> x(size_t(m) * in);
         for (auto& v : x) v = nd(rng);
         for (int parts = 1; parts <= 3; ++parts) {

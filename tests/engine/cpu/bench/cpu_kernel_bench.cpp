@@ -16,6 +16,7 @@
 #include "engine/cpu/kernels.h"
 #include "engine/model/dummy_model.h"
 #include "engine/model/model.h"
+#include "tests/engine/cpu/bench/vnni_peak.h"
 
 namespace {
 
@@ -25,6 +26,13 @@ uint64_t linear_bytes(const folio::Linear& l) {
     if (l.kind == folio::Linear::Kind::Dense) return uint64_t(l.in) * uint64_t(l.out) * folio::dtype_size(l.dense.dtype);
     // qweight + qzeros + scales, as the model counts them
     return uint64_t(l.in) * uint64_t(l.out) / 2 + uint64_t(l.in / l.awq.group_size) * uint64_t(l.out) * 5 / 2;
+}
+
+// 512-bit VPDPBUSD the integer AWQ kernel issues per token (AVX-512 VNNI): two per part for every
+// 64-byte row of 16 columns x 8 inputs.
+uint64_t linear_products(const folio::Linear& l, int parts) {
+    if (l.kind == folio::Linear::Kind::Dense) return 0;
+    return uint64_t(parts) * 2 * uint64_t(l.in / 8) * uint64_t((l.out + 15) / 16);
 }
 
 }  // namespace
@@ -48,6 +56,7 @@ int main(int argc, char** argv) {
         std::vector<folio::cpu::PreparedLinear> w;
         std::vector<std::vector<float>> y;
         uint64_t bytes = 0;
+        uint64_t products = 0;  // per token
     };
     std::vector<Group> groups = {{"qkv", {}, {}}, {"o", {}, {}}, {"gate_up", {}, {}}, {"down", {}, {}}, {"lm_head", {}, {}}};
     // One group per kind, over all layers: [layer * per_layer + j]; packed as the backend packs them.
@@ -61,6 +70,7 @@ int main(int argc, char** argv) {
         Group& g = groups[size_t(kind_of[i % 7])];
         g.w.push_back(std::move(prepared[i]));
         g.bytes += linear_bytes(*order[i]);
+        g.products += linear_products(*order[i], parts);
     }
     groups[4].w.push_back(std::move(prepared.back()));
     groups[4].bytes = linear_bytes(model->weights.lm_head);
@@ -112,14 +122,24 @@ int main(int argc, char** argv) {
     std::printf("%s on %d threads (%s), m = %d, %d parts; read bandwidth %.2f GB/s (median of %zu, min %.2f, max %.2f)\n", spec.c_str(),
                 pool.size(), folio::cpu::kernels().isa, m, parts, median(read), read.size(), *std::min_element(read.begin(), read.end()),
                 *std::max_element(read.begin(), read.end()));
-    std::printf("  %-8s %8s %10s %9s %s\n", "group", "MB", "ms (med)", "GB/s", "of read bw (median of paired ratios)");
+    // The compute roof applies where the VNNI kernel runs: everywhere on AVX-512, below the AMX
+    // path's batch size on AMX.
+    const std::string isa = folio::cpu::kernels().isa;
+    const double peak = isa == "avx512" || (isa == "amx" && m < 8) ? folio::bench::vnni_peak_per_second(pool) : 0.0;
+    if (peak > 0) std::printf("VNNI peak %.2f G VPDPBUSD/s on %d threads (12 independent 512-bit products per iteration)\n", peak / 1e9, pool.size());
+    std::printf("  %-8s %8s %10s %9s %-37s %s\n", "group", "MB", "ms (med)", "GB/s", "of read bw (median of paired ratios)",
+                peak > 0 ? "of VNNI peak" : "");
     uint64_t all = 0;
     for (size_t gi = 0; gi <= groups.size(); ++gi) {
-        const uint64_t bytes = gi < groups.size() ? groups[gi].bytes : all;
-        all += gi < groups.size() ? groups[gi].bytes : 0;
+        const bool total = gi == groups.size();
+        const uint64_t bytes = total ? all : groups[gi].bytes;
+        // (the total mixes in the dense lm_head, which VNNI does not run)
+        const uint64_t products = total ? 0 : groups[gi].products;
+        all += total ? 0 : groups[gi].bytes;
         const double s = median(secs[gi]);
-        std::printf("  %-8s %8.1f %10.3f %9.2f %6.1f%%\n", gi < groups.size() ? groups[gi].name : "all", bytes / 1e6, s * 1e3, bytes / s / 1e9,
-                    100.0 * median(frac[gi]));
+        std::printf("  %-8s %8.1f %10.3f %9.2f %6.1f%%", total ? "all" : groups[gi].name, bytes / 1e6, s * 1e3, bytes / s / 1e9, 100.0 * median(frac[gi]));
+        if (peak > 0 && products > 0) std::printf("%38s%5.1f%%", "", 100.0 * double(products) * m / s / peak);
+        std::printf("\n");
     }
     if (FILE* f = std::fopen("/proc/self/smaps_rollup", "r")) {
         char line[256];

@@ -119,12 +119,12 @@ int main(int argc, char** argv) {
         secs.back().push_back(total);
         frac.back().push_back(all / total / 1e9 / median(std::vector<double>(read.end() - long(groups.size()), read.end())));
     }
+    const std::string isa = folio::cpu::kernels().isa;
     std::printf("%s on %d threads (%s), m = %d, %d parts; read bandwidth %.2f GB/s (median of %zu, min %.2f, max %.2f)\n", spec.c_str(),
-                pool.size(), folio::cpu::kernels().isa, m, parts, median(read), read.size(), *std::min_element(read.begin(), read.end()),
+                pool.size(), isa.c_str(), m, parts, median(read), read.size(), *std::min_element(read.begin(), read.end()),
                 *std::max_element(read.begin(), read.end()));
     // The compute roof applies where the VNNI kernel runs: everywhere on AVX-512, below the AMX
     // path's batch size on AMX.
-    const std::string isa = folio::cpu::kernels().isa;
     const double peak = isa == "avx512" || (isa == "amx" && m < 8) ? folio::bench::vnni_peak_per_second(pool) : 0.0;
     if (peak > 0) std::printf("VNNI peak %.2f G VPDPBUSD/s on %d threads (12 independent 512-bit products per iteration)\n", peak / 1e9, pool.size());
     std::printf("  %-8s %8s %10s %9s %-37s %s\n", "group", "MB", "ms (med)", "GB/s", "of read bw (median of paired ratios)",

@@ -1,5 +1,5 @@
 // The built-in family templates: the real chat_template strings of five model families, byte for
-// byte as their checkpoints ship them (see ../shared/chat-templates for their provenance). Used when a
+// byte as their checkpoints ship them (see tests/fixtures/chat-templates for their provenance). Used when a
 // checkpoint has no chat_template of its own (Llama-2-chat checkpoints often do not).
 #include "engine/chat/builtin_templates.h"
 

@@ -28,7 +28,7 @@
 #   FOLIO_DEVICE_BUDGET_S    seconds for the whole run (default 510); later steps are SKIPped, and
 #                            every step is cut off, so the run ends inside it
 #   FOLIO_DEVICE_BUILD_LIMIT_S  the build's own limit (default 420 s; a dry run on 2 cores needs more)
-#   FOLIO_FIXTURES           default .fixtures (carried copy of /work/shared), else ../shared
+#   FOLIO_FIXTURES           default tests/fixtures (in the repository, so it travels with the tree)
 #   FOLIO_DEPS               default .deps
 #   FOLIO_CUDA_ARCH          default the GPU's compute capability (89 without a GPU)
 #   FOLIO_BENCH_MODEL        default dummy:llama-2-7b-awq
@@ -45,9 +45,7 @@ out=$build/device_check_logs  # every log; packed into $dest/logs.tar.gz at the 
 rm -rf "$out"
 mkdir -p "$out"
 deps=${FOLIO_DEPS:-$root/.deps}
-if [ -n "${FOLIO_FIXTURES:-}" ]; then fixtures=$FOLIO_FIXTURES
-elif [ -d "$root/.fixtures/models" ]; then fixtures=$root/.fixtures
-else fixtures=$root/../shared; fi
+fixtures=${FOLIO_FIXTURES:-$root/tests/fixtures}
 fixtures=$(cd "$fixtures" 2>/dev/null && pwd || echo "$fixtures")
 dry_run=${FOLIO_DEVICE_DRY_RUN:-0}
 bench_model=${FOLIO_BENCH_MODEL:-dummy:llama-2-7b-awq}
@@ -142,7 +140,7 @@ row "dependencies" PASS "$(ls "$deps"/*.deb | wc -l) .debs unpacked into ${prefi
 if [ -f "$fixtures/models/stories260K/config.json" ] && [ -f "$fixtures/models/tiny-awq/config.json" ]; then
   row "fixtures" PASS "$fixtures"
 else  # the device tests and the CLI check fail without them; the benchmarks still run
-  row "fixtures" FAIL "no models/stories260K and models/tiny-awq in $fixtures: cp -r /work/shared/models .fixtures/ and carry .fixtures"
+  row "fixtures" FAIL "no models/stories260K and models/tiny-awq in $fixtures (tests/fixtures is part of the repository)"
 fi
 
 # ---- 2. configure and build -------------------------------------------------------------------

@@ -19,7 +19,7 @@ std::string fixture_path(const std::string& relative) {
     const fs::path p = fs::path(root) / relative;
     if (!fs::exists(p)) {
         ADD_FAILURE() << "missing test fixture " << p << " (FOLIO_FIXTURES=" << root
-                      << "); configure with -DFOLIO_FIXTURES=/path/to/shared";
+                      << "); configure with -DFOLIO_FIXTURES=/path/to/fixtures (default tests/fixtures)";
         throw std::runtime_error("missing fixture " + p.string());
     }
     return fs::absolute(p).string();

@@ -1,6 +1,6 @@
 #pragma once
-// Test fixtures live outside the repository (FOLIO_FIXTURES, default ../shared). A test that needs one
-// fails loudly when it is missing; it never skips.
+// Test fixtures live in tests/fixtures (FOLIO_FIXTURES can point elsewhere). A test that needs one fails
+// loudly when it is missing; it never skips.
 #include <string>
 
 namespace folio::test {

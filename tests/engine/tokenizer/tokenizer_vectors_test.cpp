@@ -1,4 +1,4 @@
-// Every vector of ../shared/tokenizers (made with python sentencepiece 0.1.97): ids, pieces, decoded
+// Every vector of tests/fixtures/tokenizers (made with python sentencepiece 0.1.97): ids, pieces, decoded
 // text, and the streaming detokenizer on each.
 #include <gtest/gtest.h>
 

@@ -83,12 +83,7 @@ struct BackendOptions {
     std::function<void(float)> progress;
 };
 
-// Parses "auto", "cpu", "cuda"; throws folio::Error otherwise.
+// Parses "auto", "cpu", "cuda"; throws folio::Error otherwise. (Making one: engine/backends.)
 BackendKind parse_backend_kind(const std::string& s);
-// True when a CUDA device is usable (built with CUDA and a device is present).
-bool cuda_available();
-// Makes the backend for a loaded model. `auto` picks CUDA when available. Throws folio::Error when
-// the requested backend is not built in or no device is present.
-std::unique_ptr<Backend> make_backend(const Model& model, const BackendOptions& options);
 
 }  // namespace folio

@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "engine/backends/backend_factory.h"
 #include "engine/runtime/engine_options.h"
 #include "engine/runtime/engine_stats.h"
 #include "engine/runtime/request.h"
@@ -20,8 +21,8 @@ class EngineCore;
 class Engine {
 public:
     // Takes a loaded model; builds the backend and KV pool (may throw folio::Error with sizes when
-    // the pool does not fit). Starts the loop thread. Inline so that only executables that use it
-    // link the backend factory (folio_backends).
+    // the pool does not fit). Starts the loop thread. The backend is the one options.backend asks
+    // for (engine/backends).
     Engine(std::shared_ptr<const Model> model, const EngineOptions& options)
         : Engine(model, make_backend(*model, backend_options_for(options)), options) {}
     // The same on a backend built elsewhere (tests, benchmarks).

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/backend/backend.h"
+#include "engine/backends/backend_factory.h"
 #include "engine/runtime/engine_options.h"
 #include "engine/runtime/engine_stats.h"
 #include "engine/runtime/prompt_builder.h"
@@ -33,8 +34,7 @@ public:
     // the budget is the default) and allocates it. Throws folio::Error when the pool does not fit,
     // the options are inconsistent or the model has no tokenizer.
     EngineCore(std::shared_ptr<const Model> model, std::unique_ptr<Backend> backend, const EngineOptions& options);
-    // The same with the backend options.backend asks for. Inline, so that only executables that
-    // use it link the backend factory (folio_backends), which itself depends on folio_engine.
+    // The same with the backend options.backend asks for (engine/backends).
     EngineCore(std::shared_ptr<const Model> model, const EngineOptions& options)
         : EngineCore(model, make_backend(*model, backend_options_for(options)), options) {}
     ~EngineCore();

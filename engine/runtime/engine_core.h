@@ -13,7 +13,6 @@
 #include <vector>
 
 #include "engine/backend/backend.h"
-#include "engine/backends/backend_factory.h"
 #include "engine/runtime/engine_options.h"
 #include "engine/runtime/engine_stats.h"
 #include "engine/runtime/prompt_builder.h"
@@ -34,9 +33,6 @@ public:
     // the budget is the default) and allocates it. Throws folio::Error when the pool does not fit,
     // the options are inconsistent or the model has no tokenizer.
     EngineCore(std::shared_ptr<const Model> model, std::unique_ptr<Backend> backend, const EngineOptions& options);
-    // The same with the backend options.backend asks for (engine/backends).
-    EngineCore(std::shared_ptr<const Model> model, const EngineOptions& options)
-        : EngineCore(model, make_backend(*model, backend_options_for(options)), options) {}
     ~EngineCore();
     EngineCore(const EngineCore&) = delete;
     EngineCore& operator=(const EngineCore&) = delete;

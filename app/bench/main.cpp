@@ -17,7 +17,7 @@
 #include "engine/backends/backend_factory.h"
 #include "engine/core/error.h"
 #include "engine/model/model.h"
-#include "engine/runtime/engine_core.h"
+#include "engine/frontdoor/sync_engine.h"
 
 namespace folio::bench {
 namespace {
@@ -116,7 +116,7 @@ int run(int argc, char** argv) {
     std::shared_ptr<const Model> model = load_model(spec, load);
 
     auto make_core = [&](const EngineOptions& o) {
-        return std::make_unique<EngineCore>(model, make_backend(*model, backend_options_for(o)), o);
+        return std::make_unique<SyncEngine>(model, make_backend(*model, backend_options_for(o)), o);
     };
 
     const std::string suite = args.get_or("suite", "");

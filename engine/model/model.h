@@ -74,7 +74,8 @@ struct LoadOptions {
 // tensor or setting at fault.
 std::unique_ptr<Model> load_model(const std::string& spec, const LoadOptions& options = {});
 
-// Tokenizer-only loading (a folder with tokenizer.model, or the file itself).
+// Tokenizer-only loading: a folder with tokenizer.json (preferred, as transformers does) or
+// tokenizer.model, or either file itself.
 std::shared_ptr<const Tokenizer> load_tokenizer(const std::string& path);
 TokenizerConfig load_tokenizer_config(const std::string& model_dir);  // defaults when the file is absent
 // The byte-level fallback for dummy models given no tokenizer (Llama-like layout: ids 3..258 are bytes).

@@ -21,8 +21,8 @@ std::string byte_piece(uint8_t b) {  // "<0xAB>", as the Rust library spells it
 
 }  // namespace
 
-BpeModel::BpeModel(const std::vector<std::pair<std::string, int>>& vocab,
-                   const std::vector<std::pair<std::string, std::string>>& merges, BpeOptions options)
+BpeModel::BpeModel(const std::vector<std::pair<std::string_view, int>>& vocab,
+                   const std::vector<std::pair<std::string_view, std::string_view>>& merges, BpeOptions options)
     : options_(std::move(options)) {
     if (options_.byte_level && (!options_.continuing_subword_prefix.empty() || !options_.end_of_word_suffix.empty()))
         throw Error("continuing_subword_prefix / end_of_word_suffix together with a ByteLevel pre-tokenizer is not "
@@ -30,7 +30,7 @@ BpeModel::BpeModel(const std::vector<std::pair<std::string, int>>& vocab,
     vocab_.reserve(vocab.size());
     int bound = 0;
     for (const auto& [token, id] : vocab) {
-        if (id < 0) throw Error("vocabulary entry \"" + token + "\" has a negative id " + std::to_string(id));
+        if (id < 0) throw Error("vocabulary entry \"" + std::string(token) + "\" has a negative id " + std::to_string(id));
         vocab_.insert(token, id);
         bound = std::max(bound, id + 1);
     }
@@ -57,15 +57,15 @@ BpeModel::BpeModel(const std::vector<std::pair<std::string, int>>& vocab,
     for (size_t rank = 0; rank < merges.size(); ++rank) {
         const auto& [a, b] = merges[rank];
         const int a_id = vocab_.find(a), b_id = vocab_.find(b);
+        auto pair = [&, rank] {
+            return "merge " + std::to_string(rank) + " (\"" + std::string(a) + "\" \"" + std::string(b) + "\")";
+        };
         if (a_id < 0 || b_id < 0)
-            throw Error("merge " + std::to_string(rank) + " (\"" + a + "\" \"" + b + "\") names \"" + (a_id < 0 ? a : b) +
-                        "\", which is not in the vocabulary");
+            throw Error(pair() + " names \"" + std::string(a_id < 0 ? a : b) + "\", which is not in the vocabulary");
         joined.assign(a);
-        joined.append(b.size() >= prefix_len ? std::string_view(b).substr(prefix_len) : std::string_view());
+        joined.append(b.size() >= prefix_len ? b.substr(prefix_len) : std::string_view());
         const int new_id = vocab_.find(joined);
-        if (new_id < 0)
-            throw Error("merge " + std::to_string(rank) + " (\"" + a + "\" \"" + b + "\") makes \"" + joined +
-                        "\", which is not in the vocabulary");
+        if (new_id < 0) throw Error(pair() + " makes \"" + joined + "\", which is not in the vocabulary");
         merges_.insert(uint32_t(a_id), uint32_t(b_id), MergeRule{uint32_t(rank), new_id});
     }
 }

@@ -33,8 +33,9 @@ class BpeModel {
 public:
     // Throws folio::Error (without a file name: the loader adds it) when a merge names a token that
     // is not in the vocabulary, or its result is not, or the unk_token is missing.
-    BpeModel(const std::vector<std::pair<std::string, int>>& vocab,
-             const std::vector<std::pair<std::string, std::string>>& merges, BpeOptions options);
+    // The views need to live only as long as the constructor runs.
+    BpeModel(const std::vector<std::pair<std::string_view, int>>& vocab,
+             const std::vector<std::pair<std::string_view, std::string_view>>& merges, BpeOptions options);
 
     // Appends the ids of one non-empty pre-token. `cache` may be null.
     void encode(std::string_view word, std::vector<int>& out, WordCache* cache) const;

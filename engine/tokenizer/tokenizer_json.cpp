@@ -4,6 +4,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <simdjson.h>
+
 #include "engine/tokenizer/tokenizer_json_fields.h"
 
 namespace folio {
@@ -28,9 +30,24 @@ json parse_json_text(const std::string& text) {
     }
 }
 
-std::unique_ptr<BpeModel> parse_model(const json& m, bool byte_level) {
+// The model section: its small fields as JSON, vocab and merges straight from simdjson's document
+// (hundreds of thousands of entries).
+std::unique_ptr<BpeModel> parse_model(simdjson::dom::object model, bool byte_level) {
     const std::string where = "model";
-    object_at(m, where);
+    json m = json::object();
+    simdjson::dom::element vocab_el, merges_el;
+    bool have_vocab = false, have_merges = false;
+    for (auto [key, value] : model) {
+        if (key == "vocab") {
+            vocab_el = value;
+            have_vocab = true;
+        } else if (key == "merges") {
+            merges_el = value;
+            have_merges = true;
+        } else {
+            m[std::string(key)] = json::parse(simdjson::minify(value));
+        }
+    }
     if (const auto type = optional_string(m, "type", where); type && *type != "BPE")
         fail(sub(where, "type"), "model type \"" + *type + "\" is not supported (Folio reads BPE models)");
     if (const json* d = find(m, "dropout"); d && !(d->is_number() && d->get<double>() == 0.0))
@@ -46,33 +63,42 @@ std::unique_ptr<BpeModel> parse_model(const json& m, bool byte_level) {
     options.ignore_merges = bool_field(m, "ignore_merges", false, where);
     options.byte_level = byte_level;
 
-    const json& vocab_json = require(m, "vocab", where);
-    if (!vocab_json.is_object()) fail(sub(where, "vocab"), "must be an object of token: id");
-    std::vector<std::pair<std::string, int>> vocab;
-    vocab.reserve(vocab_json.size());
-    for (const auto& [token, id] : vocab_json.items()) {
-        if (!id.is_number_unsigned() || id.get<uint64_t>() > uint64_t(INT32_MAX))
-            fail(sub(where, "vocab"), "the id of \"" + token + "\" must be a non-negative integer, got " + id.dump());
-        vocab.emplace_back(token, id.get<int>());
+    if (!have_vocab || vocab_el.is_null()) fail(where, "\"vocab\" is missing");
+    simdjson::dom::object vocab_obj;
+    if (vocab_el.get_object().get(vocab_obj)) fail(sub(where, "vocab"), "must be an object of token: id");
+    std::vector<std::pair<std::string_view, int>> vocab;
+    vocab.reserve(vocab_obj.size());
+    for (auto [token, id] : vocab_obj) {
+        uint64_t v = 0;
+        if (id.get_uint64().get(v) || v > uint64_t(INT32_MAX))
+            fail(sub(where, "vocab"), "the id of \"" + std::string(token) + "\" must be a non-negative integer, got " +
+                                          simdjson::minify(id));
+        vocab.emplace_back(token, int(v));
     }
 
-    const json& merges_json = array_field(m, "merges", where);
-    std::vector<std::pair<std::string, std::string>> merges;
-    merges.reserve(merges_json.size());
-    for (size_t i = 0; i < merges_json.size(); ++i) {
-        const json& e = merges_json[i];
-        if (e.is_string()) {
-            const std::string& line = e.get_ref<const std::string&>();
-            if (line.rfind("#version", 0) == 0) continue;  // a merges.txt header kept in the list
-            const size_t space = line.find(' ');
-            if (space == std::string::npos || line.find(' ', space + 1) != std::string::npos)
-                fail(at(sub(where, "merges"), i), "must be two tokens separated by one space, got \"" + line + "\"");
-            merges.emplace_back(line.substr(0, space), line.substr(space + 1));
-        } else if (e.is_array() && e.size() == 2 && e[0].is_string() && e[1].is_string()) {
-            merges.emplace_back(e[0].get<std::string>(), e[1].get<std::string>());
+    if (!have_merges || merges_el.is_null()) fail(where, "\"merges\" is missing");
+    simdjson::dom::array merges_arr;
+    if (merges_el.get_array().get(merges_arr)) fail(sub(where, "merges"), "must be a list");
+    std::vector<std::pair<std::string_view, std::string_view>> merges;
+    merges.reserve(merges_arr.size());
+    size_t i = 0;
+    for (simdjson::dom::element e : merges_arr) {
+        std::string_view line;
+        simdjson::dom::array pair;
+        if (!e.get_string().get(line)) {
+            if (line.rfind("#version", 0) != 0) {  // a merges.txt header kept in the list is skipped
+                const size_t space = line.find(' ');
+                if (space == std::string_view::npos || line.find(' ', space + 1) != std::string_view::npos)
+                    fail(at(sub(where, "merges"), i),
+                         "must be two tokens separated by one space, got \"" + std::string(line) + "\"");
+                merges.emplace_back(line.substr(0, space), line.substr(space + 1));
+            }
+        } else if (!e.get_array().get(pair) && pair.size() == 2 && pair.at(0).is_string() && pair.at(1).is_string()) {
+            merges.emplace_back(std::string_view(pair.at(0)), std::string_view(pair.at(1)));
         } else {
-            fail(at(sub(where, "merges"), i), "must be \"a b\" or [\"a\", \"b\"], got " + e.dump());
+            fail(at(sub(where, "merges"), i), "must be \"a b\" or [\"a\", \"b\"], got " + simdjson::minify(e));
         }
+        ++i;
     }
     try {
         return std::make_unique<BpeModel>(vocab, merges, std::move(options));
@@ -167,18 +193,40 @@ std::shared_ptr<const HfTokenizer> parse_tokenizer_json(const std::string& token
     HfTokenizerParts parts;
     parts.source = source;
     try {
-        const json j = parse_json_text(tokenizer_json);
+        // simdjson reads the document (tokenizer.json runs to 10 MB; nlohmann's tree takes a second);
+        // every section but the model's vocab and merges is small and read as nlohmann JSON.
+        simdjson::dom::parser parser;
+        const simdjson::padded_string padded(tokenizer_json);
+        simdjson::dom::element doc;
+        if (const auto err = parser.parse(padded).get(doc)) {
+            parse_json_text(tokenizer_json);  // throws with a message that says where
+            throw Error(std::string("is not valid JSON (") + simdjson::error_message(err) + ")");
+        }
         const std::string top = "(top level)";
-        object_at(j, top);
+        simdjson::dom::object root;
+        if (doc.get_object().get(root)) fail(top, "must be a JSON object");
+        json j = json::object();
+        simdjson::dom::object model;
+        bool have_model = false;
+        for (auto [key, value] : root) {
+            if (key == "model" && value.is_object()) {
+                model = value.get_object();
+                have_model = true;
+            } else {
+                j[std::string(key)] = json::parse(simdjson::minify(value));
+            }
+        }
         if (const auto v = optional_string(j, "version", top); v && *v != "1.0")
             fail("version", "\"" + *v + "\" is not a tokenizer.json version Folio reads (1.0)");
         bool byte_level = false;
         if (const json* p = find(j, "pre_tokenizer"))
             parts.pre_tokenizer = parse_pre_tokenizer(*p, "pre_tokenizer", byte_level, parts.pieces_byte_mapped);
         if (const json* n = find(j, "normalizer")) parts.normalizer = parse_normalizer(*n, "normalizer");
-        const json* model = find(j, "model");
-        if (!model) fail(top, "\"model\" is missing (a tokenizer.json holds its BPE vocabulary and merges there)");
-        parts.model = parse_model(*model, byte_level);
+        if (!have_model) {
+            if (const json* m = find(j, "model")) fail("model", "must be an object, got " + m->dump().substr(0, 80));
+            fail(top, "\"model\" is missing (a tokenizer.json holds its BPE vocabulary and merges there)");
+        }
+        parts.model = parse_model(model, byte_level);
         if (const json* a = find(j, "added_tokens")) parse_added_tokens(*a, parts);
         if (const json* d = find(j, "decoder")) {
             parts.has_decoder = true;

@@ -10,9 +10,10 @@
 namespace folio {
 namespace {
 
-// Words up to this many symbols merge by scanning for the best pair (fast for short words); longer
+// Words up to this many symbols merge by scanning for the best pair (quadratic, but faster than a
+// heap up to a few hundred symbols: a run of CJK letters is one pre-token); longer
 // ones (a whole sentencepiece-style text is one word) through a heap.
-constexpr size_t kSmallWord = 48;
+constexpr size_t kSmallWord = 256;
 
 std::string byte_piece(uint8_t b) {  // "<0xAB>", as the Rust library spells it
     static constexpr char kHex[] = "0123456789ABCDEF";

@@ -30,9 +30,15 @@ inline uint64_t hash_bytes(std::string_view s) {
         p += 8;
         n -= 8;
     }
-    if (n) {
-        uint64_t v = 0;
-        std::memcpy(&v, p, n);
+    // The tail without a partial copy into a stack word (which stalls store forwarding): two
+    // overlapping 4-byte loads, or three single bytes.
+    if (n >= 4) {
+        uint32_t lo, hi;
+        std::memcpy(&lo, p, 4);
+        std::memcpy(&hi, p + n - 4, 4);
+        h = (h ^ ((uint64_t(hi) << 32) | lo)) * 0xC4CEB9FE1A85EC53ull;
+    } else if (n > 0) {
+        const uint64_t v = (uint64_t(uint8_t(p[0])) << 16) | (uint64_t(uint8_t(p[n >> 1])) << 8) | uint8_t(p[n - 1]);
         h = (h ^ v) * 0xC4CEB9FE1A85EC53ull;
     }
     return mix64(h);

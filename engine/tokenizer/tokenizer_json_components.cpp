@@ -170,8 +170,10 @@ std::unique_ptr<PreTokenizer> parse_pre_tokenizer(const json& v, const std::stri
             if (byte_level) fail(w, "a second ByteLevel pre-tokenizer is not supported");
             byte_level = true;
             byte_mapped = i + 1 < leaves.size();
-            stages.push_back(make_byte_level(bool_field(p, "add_prefix_space", true, w), bool_field(p, "use_regex", true, w),
-                                             byte_mapped));
+            const bool prefix = bool_field(p, "add_prefix_space", true, w), regex = bool_field(p, "use_regex", true, w);
+            // Last, without prefix or regex, it leaves the pieces as they are (the model reads raw
+            // bytes): no stage at all (Llama-3, Qwen).
+            if (prefix || regex || byte_mapped) stages.push_back(make_byte_level(prefix, regex, byte_mapped));
         } else if (type == "Metaspace") {
             if (byte_level) fail(w, "a Metaspace pre-tokenizer after ByteLevel is not supported");
             const std::string replacement = string_field(p, "replacement", w);
@@ -183,6 +185,7 @@ std::unique_ptr<PreTokenizer> parse_pre_tokenizer(const json& v, const std::stri
             unsupported(w, "pre-tokenizer", type, "Split, ByteLevel, Metaspace, Digits, Sequence");
         }
     }
+    if (stages.empty()) return nullptr;
     if (stages.size() == 1) return std::move(stages[0]);
     return make_sequence(std::move(stages));
 }

@@ -1,5 +1,6 @@
 #include "engine/tokenizer/unicode_text.h"
 
+#include <simdjson.h>
 #include <unicode/uchar.h>
 
 namespace folio::unicode {
@@ -70,6 +71,7 @@ size_t invalid_subpart_length(std::string_view s) {
 }
 
 size_t first_invalid_byte(std::string_view s) {
+    if (simdjson::validate_utf8(s.data(), s.size())) return s.size();  // the common case, SIMD-fast
     size_t i = 0;
     while (i < s.size()) {
         // ASCII runs eight bytes at a time: the common case.

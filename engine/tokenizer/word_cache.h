@@ -1,7 +1,8 @@
 #pragma once
 // Pre-token -> ids, for the words a text repeats. Bounded: when full it starts over (cheaper than
-// LRU bookkeeping, and a text's frequent words come back at once). Not thread-safe: its owner
-// guards it.
+// LRU bookkeeping, and a text's frequent words come back at once). The table grows with the words
+// it holds, so that a few thousand words stay in a cache-friendly few hundred KB. Not thread-safe:
+// its owner guards it.
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -34,6 +35,7 @@ public:
     void insert(std::string_view word, const int* ids, size_t n) {
         if (word.size() > kMaxWordBytes) return;
         if (size_ >= max_entries_) clear();
+        if ((size_ + 1) * 2 > entries_.size()) grow();
         const uint64_t h = hash_bytes(word);
         size_t i = h & mask_;
         while (entries_[i].key_len != kEmpty) {
@@ -49,10 +51,8 @@ public:
     }
 
     void clear() {
-        size_t cap = 16;
-        while (cap < max_entries_ * 2) cap <<= 1;
-        entries_.assign(cap, Entry{});
-        mask_ = cap - 1;
+        entries_.assign(kInitialSlots, Entry{});
+        mask_ = kInitialSlots - 1;
         keys_.clear();
         ids_.clear();
         size_ = 0;
@@ -62,6 +62,20 @@ public:
 
 private:
     static constexpr uint32_t kEmpty = UINT32_MAX;
+    static constexpr size_t kInitialSlots = 1024;
+
+    void grow() {
+        std::vector<Entry> old = std::move(entries_);
+        entries_.assign(old.size() * 2, Entry{});
+        mask_ = entries_.size() - 1;
+        for (const Entry& e : old) {
+            if (e.key_len == kEmpty) continue;
+            size_t i = e.hash & mask_;
+            while (entries_[i].key_len != kEmpty) i = (i + 1) & mask_;
+            entries_[i] = e;
+        }
+    }
+
     struct Entry {
         uint64_t hash = 0;
         uint32_t key_offset = 0, key_len = kEmpty, ids_offset = 0, ids_len = 0;

@@ -20,6 +20,12 @@ inline std::shared_ptr<const HfTokenizer> qwen3_tokenizer() {
     return tok;
 }
 
+// A sentencepiece BPE converted to tokenizer.json (Mistral 7B's vocabulary; see its NOTICE).
+inline std::shared_ptr<const HfTokenizer> mistral7b_tokenizer() {
+    static auto tok = load_tokenizer_json(fixture_path("tokenizers/mistral7b/tokenizer.json"));
+    return tok;
+}
+
 // Every push() of a StreamingDetokenizer over `ids`, and finish() last.
 inline std::vector<std::string> hf_stream_pieces(const Tokenizer& tok, const std::vector<int>& ids,
                                                  bool continues_text = false) {

@@ -1,4 +1,4 @@
-// Every vector of tests/fixtures/tokenizers/{llama3_1,qwen3}/vectors.json (ids from
+// Every vector of tests/fixtures/tokenizers/{llama3_1,qwen3,mistral7b}/vectors.json (ids from
 // @huggingface/tokenizers and @lenml/tokenizers, which agree, and the Rust library): ids without and
 // with special tokens, the decoded text (special tokens kept, clean_up_tokenization_spaces as the
 // config says), and the streaming detokenizer on each.
@@ -37,6 +37,9 @@ void check_vectors(const char* name, const HfTokenizer& tok) {
 
 TEST(HfTokenizerVectors, Llama31) { check_vectors("llama3_1", *llama3_tokenizer()); }
 TEST(HfTokenizerVectors, Qwen3) { check_vectors("qwen3", *qwen3_tokenizer()); }
+// Prepend + Replace normalizer, no pre-tokenizer (each text is one word), byte fallback, fuse_unk,
+// the Replace/ByteFallback/Fuse/Strip decoder chain, LlamaTokenizer's rebuilt template.
+TEST(HfTokenizerVectors, SentencepieceConvertedMistral7b) { check_vectors("mistral7b", *mistral7b_tokenizer()); }
 
 }  // namespace
 }  // namespace folio::test

@@ -24,7 +24,10 @@ std::string text_of(const CliResult& r) {
 
 std::string join_ids(const std::vector<int>& ids) {
     std::string s;
-    for (int id : ids) s += (s.empty() ? "" : ",") + std::to_string(id);
+    for (int id : ids) {
+        if (!s.empty()) s += ',';
+        s += std::to_string(id);
+    }
     return s;
 }
 
@@ -49,9 +52,10 @@ void check_fixture(const std::string& name, const std::vector<size_t>& picks) {
         EXPECT_EQ(ids_of(run_cli({"tokenize", "--model", dir, "--text", text, "--json"})), ids);
         EXPECT_EQ(ids_of(run_cli({"tokenize", "--model", dir, "--text", text, "--json", "--add-special-tokens"})),
                   c.at("ids_with_special").get<std::vector<int>>());
-        if (!ids.empty())
+        if (!ids.empty()) {
             EXPECT_EQ(text_of(run_cli({"detokenize", "--model", dir, "--ids", join_ids(ids), "--json"})),
                       c.at("decoded").get<std::string>());
+        }
     }
 }
 

@@ -94,6 +94,21 @@ TEST(CliTokenizerJson, TinyModelFolders) {
     }
 }
 
+// A Llama-3.1-shaped model whose folder has only tokenizer.json: its prompt is encoded with
+// <|begin_of_text|> and the streamed text of its greedy tokens is the reference's decode.
+TEST(CliTokenizerJson, GenerateOnALlama3Folder) {
+    const std::string dir = fixture_path("models/tiny-llama3");
+    const auto c = nlohmann::json::parse(read_file(dir + "/expected_greedy.json")).at("cases").at(0);
+    const CliResult r = run_cli({"generate", "--model", dir, "--prompt", c.at("prompt").get<std::string>(), "--raw",
+                                 "--temperature", "0", "--max-tokens", std::to_string(c.at("steps").get<int>()),
+                                 "--backend", "cpu", "--json"});
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    const auto out = nlohmann::json::parse(r.out);
+    EXPECT_EQ(out.at("prompt_ids"), c.at("prompt_ids"));
+    EXPECT_EQ(out.at("ids"), c.at("ids"));
+    EXPECT_EQ(out.at("text"), c.at("text"));
+}
+
 TEST(CliTokenizerJson, DetokenizeForms) {
     const std::string llama = fixture_path("tokenizers/llama3_1");
     EXPECT_EQ(text_of(run_cli({"detokenize", "--model", llama, "--ids", "[128000, 9906, 4435]", "--json"})),

@@ -137,25 +137,39 @@ void BpeModel::initial_symbols(std::string_view word, std::vector<int>& syms) co
 }
 
 size_t BpeModel::merge_small(int* syms, size_t n) const {
-    MergeRule rules[kSmallWord];
-    auto rule_at = [&](size_t i) {
-        const MergeRule* r = merges_.find(uint32_t(syms[i]), uint32_t(syms[i + 1]));
-        return r ? *r : MergeRule{};
+    // Positions stay where they are; a merged-away symbol leaves the linked list. Each pair's key is
+    // rank << 32 | position, so the smallest key is the lowest rank, leftmost first, and finding it is
+    // a plain min over an array (which the compiler vectorizes).
+    constexpr uint64_t kNone = UINT64_MAX;
+    uint64_t keys[kSmallWord];
+    int new_ids[kSmallWord];
+    uint16_t next[kSmallWord], prev[kSmallWord];
+    const auto end = uint16_t(n);
+    auto set = [&](size_t pos) {
+        const MergeRule* r = next[pos] == end ? nullptr : merges_.find(uint32_t(syms[pos]), uint32_t(syms[next[pos]]));
+        keys[pos] = r ? (uint64_t(r->rank) << 32) | pos : kNone;
+        new_ids[pos] = r ? r->new_id : -1;
     };
-    for (size_t i = 0; i + 1 < n; ++i) rules[i] = rule_at(i);
-    while (n > 1) {
-        size_t best = 0;
-        for (size_t i = 1; i + 1 < n; ++i)
-            if (rules[i].rank < rules[best].rank) best = i;  // strict: the leftmost of equal ranks
-        if (rules[best].rank == UINT32_MAX) break;
-        syms[best] = rules[best].new_id;
-        std::copy(syms + best + 2, syms + n, syms + best + 1);
-        std::copy(rules + best + 1, rules + n - 1, rules + best);
-        --n;
-        if (best > 0) rules[best - 1] = rule_at(best - 1);
-        if (best + 1 < n) rules[best] = rule_at(best);
+    for (size_t i = 0; i < n; ++i) {
+        next[i] = uint16_t(i + 1);
+        prev[i] = i == 0 ? end : uint16_t(i - 1);
     }
-    return n;
+    for (size_t i = 0; i < n; ++i) set(i);
+    for (;;) {
+        uint64_t best = kNone;
+        for (size_t i = 0; i < n; ++i) best = keys[i] < best ? keys[i] : best;
+        if (best == kNone) break;
+        const size_t pos = size_t(best & 0xFFFFFFFFu), right = next[pos];
+        syms[pos] = new_ids[pos];
+        keys[right] = kNone;
+        next[pos] = next[right];
+        if (next[right] != end) prev[next[right]] = uint16_t(pos);
+        set(pos);
+        if (prev[pos] != end) set(prev[pos]);
+    }
+    size_t w = 0;
+    for (size_t i = 0; i != end; i = next[i]) syms[w++] = syms[i];
+    return w;
 }
 
 size_t BpeModel::merge_large(int* syms, size_t n) const {

@@ -79,6 +79,16 @@ TEST(HfTiktokenSplit, Llama3AndQwenPatterns) {
     EXPECT_EQ(run(*llama, "'\xC5\xBF"), (V{"'\xC5\xBF"}));  // 'ſ is a contraction under (?i)
 }
 
+TEST(HfSplit, MistralNemoStyleRegexRunsOnPcre2) {
+    // Tekken's pattern (Mistral-Nemo): case-aware letter runs, so camel case splits.
+    const std::string tekken =
+        "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]*[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]+|"
+        "[^\\r\\n\\p{L}\\p{N}]?[\\p{Lu}\\p{Lt}\\p{Lm}\\p{Lo}\\p{M}]+[\\p{Ll}\\p{Lm}\\p{Lo}\\p{M}]*|\\p{N}|"
+        " ?[^\\s\\p{L}\\p{N}]+[\\r\\n/]*|\\s*[\\r\\n]+|\\s+(?!\\S)|\\s+";
+    auto split = make_split(make_regex_pattern(tekken), SplitBehavior::Isolated, false);
+    EXPECT_EQ(run(*split, "HelloWorld  ABC 42/\n"), (V{"Hello", "World", " ", " ABC", " ", "4", "2", "/\n"}));
+}
+
 TEST(HfByteLevel, PrefixSpaceRegexAndMapping) {
     EXPECT_EQ(run(*make_byte_level(false, true, false), "Hello my friend, how's it?"),
               (V{"Hello", " my", " friend", ",", " how", "'s", " it", "?"}));

@@ -138,16 +138,17 @@ void BpeModel::initial_symbols(std::string_view word, std::vector<int>& syms) co
 
 size_t BpeModel::merge_small(int* syms, size_t n) const {
     // Positions stay where they are; a merged-away symbol leaves the linked list. Each pair's key is
-    // rank << 32 | position, so the smallest key is the lowest rank, leftmost first, and finding it is
-    // a plain min over an array (which the compiler vectorizes).
-    constexpr uint64_t kNone = UINT64_MAX;
-    uint64_t keys[kSmallWord];
+    // rank * 256 + position, so the smallest key is the lowest rank, leftmost first, and finding it is
+    // a plain min over an int32 array, which the compiler vectorizes even for baseline x86-64.
+    constexpr int32_t kNone = INT32_MAX;
+    static_assert(kSmallWord <= 256);
+    int32_t keys[kSmallWord];
     int new_ids[kSmallWord];
     uint16_t next[kSmallWord], prev[kSmallWord];
     const auto end = uint16_t(n);
     auto set = [&](size_t pos) {
         const MergeRule* r = next[pos] == end ? nullptr : merges_.find(uint32_t(syms[pos]), uint32_t(syms[next[pos]]));
-        keys[pos] = r ? (uint64_t(r->rank) << 32) | pos : kNone;
+        keys[pos] = r ? int32_t(r->rank * 256 + pos) : kNone;
         new_ids[pos] = r ? r->new_id : -1;
     };
     for (size_t i = 0; i < n; ++i) {
@@ -156,10 +157,10 @@ size_t BpeModel::merge_small(int* syms, size_t n) const {
     }
     for (size_t i = 0; i < n; ++i) set(i);
     for (;;) {
-        uint64_t best = kNone;
+        int32_t best = kNone;
         for (size_t i = 0; i < n; ++i) best = keys[i] < best ? keys[i] : best;
         if (best == kNone) break;
-        const size_t pos = size_t(best & 0xFFFFFFFFu), right = next[pos];
+        const size_t pos = size_t(best) & 255, right = next[pos];
         syms[pos] = new_ids[pos];
         keys[right] = kNone;
         next[pos] = next[right];
@@ -229,7 +230,9 @@ void BpeModel::encode(std::string_view word, std::vector<int>& out, WordCache* c
     const size_t start = out.size();
     initial_symbols(word, out);
     const size_t n = out.size() - start;
-    const size_t merged = n <= kSmallWord ? merge_small(out.data() + start, n) : merge_large(out.data() + start, n);
+    // The scan's keys hold rank * 256 in an int32: files with more merges than that take the heap.
+    const bool small = n <= kSmallWord && merges_.size() < (size_t(1) << 23);
+    const size_t merged = small ? merge_small(out.data() + start, n) : merge_large(out.data() + start, n);
     out.resize(start + merged);
     if (cache) cache->insert(word, out.data() + start, merged);
 }

@@ -14,6 +14,10 @@ namespace {
 using namespace tokenizer_json;
 namespace fs = std::filesystem;
 
+// Ids index tables of that size: a corrupt file must not make them allocate gigabytes. The largest
+// real vocabularies have about 260 000 tokens.
+constexpr uint64_t kMaxId = (1u << 24) - 1;
+
 std::string read_file_text(const fs::path& file, const char* what) {
     std::ifstream in(file, std::ios::binary);
     if (!in) throw Error(std::string("cannot read ") + what + " " + file.string());
@@ -70,9 +74,9 @@ std::unique_ptr<BpeModel> parse_model(simdjson::dom::object model, bool byte_lev
     vocab.reserve(vocab_obj.size());
     for (auto [token, id] : vocab_obj) {
         uint64_t v = 0;
-        if (id.get_uint64().get(v) || v > uint64_t(INT32_MAX))
-            fail(sub(where, "vocab"), "the id of \"" + std::string(token) + "\" must be a non-negative integer, got " +
-                                          simdjson::minify(id));
+        if (id.get_uint64().get(v) || v > kMaxId)
+            fail(sub(where, "vocab"), "the id of \"" + std::string(token) + "\" must be an integer from 0 to " +
+                                          std::to_string(kMaxId) + ", got " + simdjson::minify(id));
         vocab.emplace_back(token, int(v));
     }
 
@@ -124,8 +128,8 @@ void parse_added_tokens(const json& list, HfTokenizerParts& parts) {
         e.rstrip = bool_field(t, "rstrip", false, w);
         e.normalized = bool_field(t, "normalized", !e.special, w);
         const json& id = require(t, "id", w);
-        if (!id.is_number_unsigned() || id.get<uint64_t>() > uint64_t(INT32_MAX))
-            fail(sub(w, "id"), "must be a non-negative integer, got " + id.dump());
+        if (!id.is_number_unsigned() || id.get<uint64_t>() > kMaxId)
+            fail(sub(w, "id"), "must be an integer from 0 to " + std::to_string(kMaxId) + ", got " + id.dump());
         // As the Rust library: a token the model already has keeps the model's id.
         const int model_id = parts.model->token_to_id(e.content);
         e.id = model_id >= 0 ? model_id : id.get<int>();

@@ -90,7 +90,8 @@ PostProcessor parse_template(const json& v, const std::string& where) {
         const json& ids = array_field(object_at(*entry, ew), "ids", ew);
         std::vector<int>& side = sequences == 0 ? p.before : p.after;
         for (const json& id : ids) {
-            if (!id.is_number_unsigned()) fail(sub(ew, "ids"), "must hold token ids, got " + id.dump());
+            if (!id.is_number_unsigned() || id.get<uint64_t>() >= (1u << 24))
+                fail(sub(ew, "ids"), "must hold token ids, got " + id.dump());
             side.push_back(id.get<int>());
         }
     }
@@ -101,7 +102,7 @@ PostProcessor parse_template(const json& v, const std::string& where) {
 // BertProcessing / RobertaProcessing: "cls": ["[CLS]", 101], "sep": ["[SEP]", 102].
 int token_pair_id(const json& obj, const char* key, const std::string& where) {
     const json& v = require(obj, key, where);
-    if (!v.is_array() || v.size() != 2 || !v[1].is_number_unsigned())
+    if (!v.is_array() || v.size() != 2 || !v[1].is_number_unsigned() || v[1].get<uint64_t>() >= (1u << 24))
         fail(sub(where, key), "must be [token, id], got " + v.dump());
     return v[1].get<int>();
 }

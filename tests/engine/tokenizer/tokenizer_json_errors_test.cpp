@@ -44,7 +44,12 @@ TEST(TokenizerJsonErrors, Model) {
     expect_error(error_of(R"({"model": {"type": "BPE", "merges": []}})"), {"model", "\"vocab\" is missing"});
     expect_error(error_of(R"({"model": {"type": "BPE", "vocab": {"a": 0}}})"), {"\"merges\" is missing"});
     expect_error(error_of(R"({"model": {"type": "BPE", "vocab": {"a": -1}, "merges": []}})"),
-                 {"model.vocab", "\"a\"", "non-negative integer"});
+                 {"model.vocab", "\"a\"", "an integer from 0 to"});
+    // A huge id would size the tables: refused.
+    expect_error(error_of(R"({"model": {"type": "BPE", "vocab": {"a": 2147483647}, "merges": []}})"),
+                 {"model.vocab", "\"a\"", "an integer from 0 to 16777215"});
+    expect_error(error_of(file_with(R"("added_tokens": [{"id": 4000000000, "content": "<x>"}])")),
+                 {"added_tokens[0].id", "an integer from 0 to"});
     expect_error(error_of(R"({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": ["a x"]}})"),
                  {"merge 0", "\"x\", which is not in the vocabulary"});
     expect_error(error_of(R"({"model": {"type": "BPE", "vocab": {"a": 0, "b": 1}, "merges": [["a", "b"]]}})"),

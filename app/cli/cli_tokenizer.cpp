@@ -2,6 +2,7 @@
 
 #include "engine/core/error.h"
 #include "engine/model/dummy_model.h"
+#include "engine/tokenizer/tokenizer_loader.h"
 
 namespace folio::cli {
 

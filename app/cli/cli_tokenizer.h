@@ -4,7 +4,8 @@
 #include <memory>
 #include <string>
 
-#include "engine/model/model.h"
+#include "engine/tokenizer/tokenizer.h"
+#include "engine/tokenizer/tokenizer_config.h"
 
 namespace folio::cli {
 

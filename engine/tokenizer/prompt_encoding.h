@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/model/model.h"
 #include "engine/tokenizer/tokenizer.h"
+#include "engine/tokenizer/tokenizer_config.h"
 
 namespace folio {
 

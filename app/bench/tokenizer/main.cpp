@@ -16,7 +16,7 @@
 #include "app/bench/tokenizer/mixed_text.h"
 #include "app/cli/cli_args.h"
 #include "engine/core/error.h"
-#include "engine/model/model.h"
+#include "engine/tokenizer/tokenizer_loader.h"
 
 namespace {
 

@@ -3,7 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/core/error.h"
-#include "engine/model/model.h"
+#include "engine/tokenizer/tokenizer_loader.h"
 #include "engine/tokenizer/tokenizer_json.h"
 #include "tests/support/fixtures.h"
 

@@ -74,9 +74,10 @@ public:
 
     const std::string& source() const { return parts_.source; }
 
-    // The token strings a decode starts from (for tests of the decoder chain).
+    // The token strings a decode starts from: added tokens (in their normalized form) or vocabulary
+    // entries; with skip_special, special tokens are left out. Throws for an id outside the vocabulary.
     std::vector<std::string> token_strings(const std::vector<int>& ids, bool skip_special) const;
-    // decode without clean_up_tokenization_spaces' effect being in question: the decoder chain alone.
+    // The decoder chain alone on token strings (no clean_up_tokenization_spaces).
     std::string decode_tokens(std::vector<std::string> tokens) const;
 
 private:

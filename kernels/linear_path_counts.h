@@ -16,6 +16,12 @@ struct LinearPathCounts {
 
     uint64_t cublas() const { return awq_dequant_cublas + dense_cublas; }
     uint64_t hand_written() const { return awq_gemv + awq_mma + dense_gemv + dense_mma; }
+    // What ran after `earlier` was read.
+    LinearPathCounts since(const LinearPathCounts& earlier) const {
+        return {awq_gemv - earlier.awq_gemv,         awq_mma - earlier.awq_mma,
+                awq_dequant_cublas - earlier.awq_dequant_cublas, dense_cublas - earlier.dense_cublas,
+                dense_gemv - earlier.dense_gemv,     dense_mma - earlier.dense_mma};
+    }
 };
 
 }  // namespace folio::cuda

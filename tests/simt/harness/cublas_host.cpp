@@ -232,9 +232,11 @@ cublasStatus_t cublasGemmEx(cublasHandle_t handle, cublasOperation_t transa, cub
         return refuse(handle, CUBLAS_STATUS_NOT_SUPPORTED,
                       at + "A " + type_name(Atype) + ", B " + type_name(Btype) + ": only CUDA_R_16F inputs are implemented");
     if (Ctype != CUDA_R_16F && Ctype != CUDA_R_32F)
-        return refuse(handle, CUBLAS_STATUS_NOT_SUPPORTED, at + "C " + std::string(type_name(Ctype)) + ": only CUDA_R_16F or CUDA_R_32F outputs are implemented");
+        return refuse(handle, CUBLAS_STATUS_NOT_SUPPORTED,
+                      at + "C " + type_name(Ctype) + ": only CUDA_R_16F or CUDA_R_32F outputs are implemented");
     if (algo != CUBLAS_GEMM_DEFAULT)
-        return refuse(handle, CUBLAS_STATUS_NOT_SUPPORTED, at + "algo " + std::to_string(int(algo)) + " is not implemented (only CUBLAS_GEMM_DEFAULT)");
+        return refuse(handle, CUBLAS_STATUS_NOT_SUPPORTED,
+                      at + "algo " + std::to_string(int(algo)) + " is not implemented (only CUBLAS_GEMM_DEFAULT)");
     if (m == 0 || n == 0) return CUBLAS_STATUS_SUCCESS;  // nothing to do, as in BLAS
 
     Gemm g;

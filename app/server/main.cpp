@@ -1,6 +1,8 @@
 // folio-server: the loaded model behind an OpenAI-compatible HTTP API, for the editors, scripts and
 // agents that already speak it. Command-line convention as every Folio program: --help/--version exit
 // 0, bad usage exits 2 with the usage, other failures (the model, the address) exit 1.
+#include <atomic>
+#include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <exception>
@@ -120,10 +122,19 @@ int serve(Parsed& p) {
     sigemptyset(&stop_signals);
     sigaddset(&stop_signals, SIGINT);
     sigaddset(&stop_signals, SIGTERM);
+    // httplib's stop() does nothing before its loop runs, so a stop asked for early (a signal, a
+    // model that fails to load at once) is repeated until listen() has returned.
+    std::atomic<bool> listen_done{false};
+    auto stop_server = [&] {
+        while (!listen_done) {
+            server.stop();
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        }
+    };
     std::thread signals([&] {
         int sig = 0;
         sigwait(&stop_signals, &sig);
-        if (sig == SIGTERM || sig == SIGINT) server.stop();
+        stop_server();
     });
 
     std::string load_error;
@@ -136,10 +147,11 @@ int serve(Parsed& p) {
             std::fflush(stdout);
         } catch (const std::exception& e) {
             load_error = e.what();
-            server.stop();
+            stop_server();
         }
     });
     const bool ok = server.listen();
+    listen_done = true;
     loader.join();
     pthread_kill(signals.native_handle(), SIGTERM);  // wake the signal thread if no signal came
     signals.join();

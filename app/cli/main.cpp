@@ -1,4 +1,4 @@
-// folio-cli: the engine from a terminal (generate, chat, tokenize, template).
+// folio-cli: the engine from a terminal (generate, chat, tokenize, template, export).
 #include <cstdio>
 #include <cstring>
 #include <exception>

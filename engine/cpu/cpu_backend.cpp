@@ -68,7 +68,7 @@ public:
     CpuBackend(const Model& model, const BackendOptions& options)
         : model_(model), cfg_(model.config), pool_(options.num_threads), inv_freq_(cpu::rope_inv_freq(cfg_)) {
         cpu::kernels();  // an unusable FOLIO_CPU_ISA fails here, not in the middle of a step
-        act_parts_ = options.cpu_int8_activations ? 1 : 3;
+        act_parts_ = options.cpu_activations == CpuActivations::Exact ? 3 : 1;
         std::vector<const Linear*> order;
         for (const auto& L : model.weights.layers) {
             norms_.push_back({to_f32(L.input_norm), to_f32(L.post_attention_norm)});
@@ -87,8 +87,8 @@ public:
 
     std::string name() const override { return "cpu"; }
     std::string device_name() const override {
-        return cpu_model_name() + " (" + std::to_string(pool_.size()) + " threads, " + cpu::kernels().isa +
-               (act_parts_ == 1 ? ", int8 activations" : "") + ")";
+        return cpu_model_name() + " (" + std::to_string(pool_.size()) + " threads, " + (act_parts_ == 1 ? "int8" : "exact") +
+               " activations, " + cpu::kernels().isa + ")";
     }
 
     size_t kv_bytes_per_block(const KvLayout& layout) const override { return layout.bytes_per_block(sizeof(float)); }

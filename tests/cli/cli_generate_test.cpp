@@ -28,12 +28,13 @@ void expect_one_line_error(const CliResult& r, const std::string& needle) {
     EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
 }
 
+// The fixtures' ids come from an independent fp32-class implementation: the CPU backend's exact mode.
 void check_expected_greedy(const std::string& model) {
     const std::string dir = fixture_path("models/" + model);
     const json expected = json::parse(read_file(dir + "/expected_greedy.json"));
     for (const auto& c : expected["cases"]) {
-        const json j = generate_json({"--model", dir, "--raw", "--prompt", c["prompt"].get<std::string>(), "--max-tokens",
-                                      std::to_string(c["ids"].size())});
+        const json j = generate_json({"--model", dir, "--cpu-activations", "exact", "--raw", "--prompt", c["prompt"].get<std::string>(),
+                                      "--max-tokens", std::to_string(c["ids"].size())});
         EXPECT_EQ(j["prompt_ids"], c["prompt_ids"]);
         EXPECT_EQ(j["ids"], c["ids"]);
         EXPECT_EQ(j["text"], c["text"]);
@@ -82,8 +83,8 @@ TEST(GenerateCommand, StopStringEndsTheTextBeforeIt) {
 }
 
 TEST(GenerateCommand, StreamsPlainTextWithoutJson) {
-    const CliResult r = run_cli({"generate", "--backend", "cpu", "--model", fixture_path("models/stories260K"), "--raw", "--prompt",
-                                 "Once upon a time", "--max-tokens", "64"});
+    const CliResult r = run_cli({"generate", "--backend", "cpu", "--cpu-activations", "exact", "--model", fixture_path("models/stories260K"),
+                                 "--raw", "--prompt", "Once upon a time", "--max-tokens", "64"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const json expected = json::parse(read_file(fixture_path("models/stories260K/expected_greedy.json")));
     EXPECT_EQ(r.out, expected["cases"][0]["text"].get<std::string>());

@@ -35,6 +35,13 @@ Fixture load(const std::string& name) {
     return {test::load_weights_only(dir), nlohmann::json::parse(test::read_file(dir + "/expected_greedy.json"))};
 }
 
+// The CPU reference every kernel is checked against: its exact mode (the default is the fast int8 mode).
+BackendOptions exact_cpu_options() {
+    BackendOptions o;
+    o.cpu_activations = CpuActivations::Exact;
+    return o;
+}
+
 BackendOptions small_options(bool graphs = true) {
     BackendOptions o;
     o.max_num_batched_tokens = 96;
@@ -124,7 +131,7 @@ void run_both(Backend& gpu, Backend& cpu, const ForwardBatch& b, int vocab, Agre
 Agreement teacher_forced(const Fixture& f, int prefill_chunk, const BackendOptions& options) {
     const Model& m = *f.model;
     auto gpu = make_cuda_backend(m, options);
-    auto cpu = make_cpu_backend(m, BackendOptions{});
+    auto cpu = make_cpu_backend(m, exact_cpu_options());
     const KvLayout layout = layout_for(m);
     gpu->allocate_kv(layout);
     cpu->allocate_kv(layout);
@@ -234,7 +241,7 @@ TEST(CudaBackend, SlidingWindowMatchesAWindowedReferenceModel) {
     const std::vector<float> plain = test::windowed_reference_logits(m, seq, 0);
     const std::vector<float> windowed = test::windowed_reference_logits(m, seq, window);
     {
-        auto cpu = make_cpu_backend(m, BackendOptions{});
+        auto cpu = make_cpu_backend(m, exact_cpu_options());
         cpu->allocate_kv(layout_for(m));
         std::vector<float> lc;
         cpu->forward(make_batch({&seq}, {scattered_table(0, 1, 64, 64)}, {{0, 0, n}}), lc);
@@ -316,7 +323,7 @@ TEST(CudaBackend, MixedBatchesMatchTheCpuSequenceBySequence) {
     const Fixture f = load("stories260K");
     const Model& m = *f.model;
     auto gpu = make_cuda_backend(m, small_options());
-    auto cpu = make_cpu_backend(m, BackendOptions{});
+    auto cpu = make_cpu_backend(m, exact_cpu_options());
     gpu->allocate_kv(layout_for(m));
     cpu->allocate_kv(layout_for(m));
     // Three sequences interleaved in one pool: prefill chunks and decodes in the same steps.
@@ -521,7 +528,7 @@ TEST(CudaBackend, TwoHundredFiftySixSequencesDecodeThroughGraphs) {
         sample.push_back(decode[size_t(s)]);
         cpu_pre.push_back(pre[size_t(s)]);
     }
-    auto cpu = make_cpu_backend(m, BackendOptions{});
+    auto cpu = make_cpu_backend(m, exact_cpu_options());
     cpu->allocate_kv(layout);
     cpu->forward(make_batch(ptrs, tables, cpu_pre), logits);
     Agreement a;
@@ -538,7 +545,7 @@ TEST(CudaBackend, ContextsUpToTheModelMaximum) {
     setenv("FOLIO_CUDA_PARTITION_SIZE", "16", 1);
     auto gpu = make_cuda_backend(m, small_options());
     unsetenv("FOLIO_CUDA_PARTITION_SIZE");
-    auto cpu = make_cpu_backend(m, BackendOptions{});
+    auto cpu = make_cpu_backend(m, exact_cpu_options());
     gpu->allocate_kv(layout_for(m, 40));
     cpu->allocate_kv(layout_for(m, 40));
     std::vector<int> seq;

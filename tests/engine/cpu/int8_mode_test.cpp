@@ -1,5 +1,5 @@
-// The opt-in int8-activation mode (BackendOptions::cpu_int8_activations): still bitwise independent
-// of the batch around a sequence, and close to the default (three-part) results.
+// The default int8-activation mode (BackendOptions::cpu_activations): still bitwise independent of
+// the batch around a sequence, and close to the exact (three-part) results.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -40,10 +40,8 @@ std::vector<std::vector<float>> step(Backend& b, const Model& m, const std::vect
 
 TEST(Int8Activations, BatchInvariantAndCloseToDefault) {
     auto m = test::load_weights_only(test::fixture_path("models/tiny-awq"));
-    BackendOptions int8;
-    int8.cpu_int8_activations = true;
-    auto fast = make_cpu_backend(*m, int8);
-    auto exact = make_cpu_backend(*m, {});
+    auto fast = make_cpu_backend(*m, {});  // the default
+    auto exact = make_cpu_backend(*m, test::exact_cpu());
     // 20 + 3 + 9 tokens: the AMX path (when present) for the batch, VNNI for the short ones alone.
     const std::vector<std::vector<int32_t>> seqs = {
         {1, 15043, 23072, 10235, 13833, 22578, 14027, 14027, 346, 4942, 21405, 29871, 13, 450, 4996, 17354, 1701, 29916, 432, 17204},
@@ -62,7 +60,7 @@ TEST(Int8Activations, BatchInvariantAndCloseToDefault) {
         // Plain int8 activations cost about 1e-2 of the logit range (measured 2.3e-2 at worst over
         // the greedy fixture run); far more would mean a broken kernel, not quantization error.
         EXPECT_LT(max_err, 0.1 * max_abs) << "sequence " << i;
-        EXPECT_GT(max_err, 0.0) << "int8 mode gave the default results: is the flag honoured?";
+        EXPECT_GT(max_err, 0.0) << "int8 mode gave the exact results: is the mode honoured?";
     }
 }
 

@@ -75,7 +75,16 @@ public:
             for (const Linear* l : {&L.q_proj, &L.k_proj, &L.v_proj, &L.o_proj, &L.gate_proj, &L.up_proj, &L.down_proj}) order.push_back(l);
         }
         order.push_back(&model.weights.lm_head);
-        std::vector<cpu::PreparedLinear> prepared = cpu::prepare_linears(order);
+        // The int8 mode of a 4-bit model keeps its dense lm_head in 8 bits (a quarter of a decode
+        // step's bytes in fp16; llama.cpp's 4-bit mixes keep it in 6): multiplied by the same int8
+        // activations on the integer kernels, per group of the model's AWQ group size.
+        std::vector<int> q8_group(order.size(), 0);
+        const Linear& head = model.weights.lm_head;
+        const int g = model.config.quant.group_size;
+        if (act_parts_ == 1 && model.config.quant.method == QuantConfig::Method::Awq && head.kind == Linear::Kind::Dense &&
+            head.in % g == 0 && head.out % 8 == 0)
+            q8_group.back() = g;
+        std::vector<cpu::PreparedLinear> prepared = cpu::prepare_linears(order, q8_group);
         for (size_t l = 0; l < model.weights.layers.size(); ++l) {
             auto* p = prepared.data() + 7 * l;
             layers_.push_back({std::move(p[0]), std::move(p[1]), std::move(p[2]), std::move(p[3]), std::move(p[4]), std::move(p[5]), std::move(p[6])});

@@ -90,6 +90,7 @@ public:
             layers_.push_back({std::move(p[0]), std::move(p[1]), std::move(p[2]), std::move(p[3]), std::move(p[4]), std::move(p[5]), std::move(p[6])});
         }
         lm_head_ = std::move(prepared.back());
+        for (const auto& p : prepared) streamed_bytes_ += cpu::streamed_bytes(p);
         final_norm_ = to_f32(model.weights.final_norm);
         if (options.progress) options.progress(1.0f);
     }
@@ -143,7 +144,7 @@ public:
         statm >> pages >> resident;
         m.device_used = uint64_t(resident) * uint64_t(sysconf(_SC_PAGE_SIZE));
         m.device_total = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGE_SIZE));
-        m.weights = model_.weights.bytes_per_token;
+        m.weights = streamed_bytes_;  // the linears as this backend holds them (packed, 8-bit lm_head)
         m.kv_cache = uint64_t(layout_.num_blocks) * kv_bytes_per_block(layout_);
         return m;
     }
@@ -171,6 +172,7 @@ private:
     std::vector<LayerLinears> layers_;
     cpu::PreparedLinear lm_head_;
     int act_parts_ = 3;
+    uint64_t streamed_bytes_ = 0;
     cpu::QuantizedActs acts_;
     KvLayout layout_;
     std::vector<std::vector<float>> k_pool_, v_pool_;

@@ -18,6 +18,11 @@ PreparedLinear prepare_linear(const Linear& l) {
     return p;
 }
 
+uint64_t streamed_bytes(const PreparedLinear& p) {
+    if (p.kind == Linear::Kind::Awq) return uint64_t(p.awq.block_bytes) * uint64_t(p.awq.num_col_blocks);
+    return uint64_t(p.dense.rows) * uint64_t(p.dense.cols) * dtype_size(p.dense.dtype);
+}
+
 std::vector<PreparedLinear> prepare_linears(const std::vector<const Linear*>& in_step_order, const std::vector<int>& q8_group) {
     const auto q8 = [&](size_t i) { return i < q8_group.size() && in_step_order[i]->kind == Linear::Kind::Dense ? q8_group[i] : 0; };
     size_t bytes = 0;

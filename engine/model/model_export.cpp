@@ -8,6 +8,7 @@
 #include "engine/core/error.h"
 #include "engine/model/awq_quantize.h"
 #include "engine/model/safetensors_writer.h"
+#include "engine/tokenizer/tokenizer_loader.h"
 
 namespace folio {
 

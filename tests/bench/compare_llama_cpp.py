@@ -122,14 +122,15 @@ def main():
     for r in range(a.rounds):
         for name, fn in engines:
             res = fn()
-            device = res.pop('device', device)
+            device = device or res.get('device', '')
+            res.pop('device', None)
             results[name].append(res)
             print(f'round {r + 1}/{a.rounds} {name}: ' + ', '.join(f'{k} {v:.1f}' for k, v in res.items()), flush=True)
 
     # 4. Medians, ranges, ratios.
     med = lambda name, k: statistics.median(x[k] for x in results[name])
     print(f'\n{a.model}: medians of {a.rounds} alternating rounds, tok/s (range); {a.threads} threads; {time.time() - t0:.0f} s')
-    print(f'Folio on {device}')
+    print(f'Folio on {device} (the activation mode as each row says)')
     print('| engine | ' + ' | '.join(label for _, label in METRICS) + ' |')
     print('|---|' + '---|' * len(METRICS))
     for name in results:

@@ -1,6 +1,5 @@
-#include <string>
+#include "engine/backends/backend_factory.h"
 
-#include "engine/backend/backend.h"
 #include "engine/core/error.h"
 #include "engine/cpu/cpu_backend.h"
 
@@ -9,21 +8,6 @@
 #endif
 
 namespace folio {
-
-BackendKind parse_backend_kind(const std::string& s) {
-    if (s == "auto") return BackendKind::Auto;
-    if (s == "cpu") return BackendKind::Cpu;
-    if (s == "cuda") return BackendKind::Cuda;
-    throw Error("unknown backend '" + s + "': use auto, cpu or cuda");
-}
-
-CpuActivations parse_cpu_activations(const std::string& s) {
-    if (s == "int8") return CpuActivations::Int8;
-    if (s == "exact") return CpuActivations::Exact;
-    throw Error("--cpu-activations takes exact or int8, got '" + s + "'");
-}
-
-const char* cpu_activations_name(CpuActivations a) { return a == CpuActivations::Exact ? "exact" : "int8"; }
 
 bool cuda_available() {
 #ifdef FOLIO_HAVE_CUDA

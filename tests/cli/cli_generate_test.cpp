@@ -96,6 +96,22 @@ TEST(GenerateCommand, DummyModelRuns) {
     EXPECT_EQ(j["prompt_ids"].size(), 3u);  // BOS + two bytes of the byte tokenizer
 }
 
+// folio-cli export: a dummy model written as a folder runs as a checkpoint; bad flags are one clear line.
+TEST(ExportCommand, WritesAFolderThatRunsAndRefusesBadFlags) {
+    TempDir t;
+    const std::string tok = fixture_path("tokenizers/llama2");
+    const CliResult ok = run_cli({"export", "--model", "dummy:tiny", "--out", t.file("tiny"), "--tokenizer", tok});
+    ASSERT_EQ(ok.exit_code, 0) << ok.err;
+    const json j = generate_json({"--model", t.file("tiny"), "--raw", "--prompt", "hi", "--max-tokens", "2", "--ignore-eos"});
+    EXPECT_EQ(j["ids"].size(), 2u);
+    expect_one_line_error(run_cli({"export", "--model", "dummy:tiny", "--out", t.file("x"), "--tokenizer", tok, "--format", "zip"}),
+                          "--format takes float or awq");
+    expect_one_line_error(run_cli({"export", "--model", "dummy:tiny", "--out", t.file("x")}), "--tokenizer is required");
+    expect_one_line_error(run_cli({"export", "--model", "dummy:tiny", "--out", t.file("tiny"), "--tokenizer", tok}), "not an empty folder");
+    expect_one_line_error(run_cli({"export", "--model", "dummy:tiny", "--out", t.file("y"), "--tokenizer", tok, "--format", "awq"}),
+                          "cannot be quantized with group size 128");
+}
+
 TEST(GenerateCommand, ErrorsAreOneClearLine) {
     expect_one_line_error(run_cli({"generate", "--prompt", "x"}), "--model is required");
     expect_one_line_error(run_cli({"generate", "--model", "/nonexistent/model", "--prompt", "x"}), "/nonexistent/model");

@@ -71,12 +71,12 @@ public:
 
     std::string digest() { return hash_->hex_digest(); }
 
-    // Deletes the data (after a failed verification) and starts an empty file.
-    void discard() {
+    // Deletes the data (after a failed verification); reopen() starts an empty file.
+    void remove() {
         close_fd();
         ::unlink(path_.c_str());
-        open_and_hash();
     }
+    void reopen() { open_and_hash(); }
 
     // fsync, then the atomic rename to the blob's name.
     void commit_as(const std::string& blob) {
@@ -278,7 +278,7 @@ BlobResult download_blob(const HubClient& client, const std::string& cache_root,
             return res;
         }
         ++mismatches;
-        part.discard();
+        part.remove();
         on_bytes(0);
         if (mismatches >= 2)
             throw Error(file.path + " of " + repo + " failed verification twice (" + hash_name(file) + " expected " +
@@ -287,6 +287,7 @@ BlobResult download_blob(const HubClient& client, const std::string& cache_root,
                         "again later or from another network");
         on_notice(file.path + ": the downloaded data does not match its " + std::string(hash_name(file)) + " (expected " +
                   file.etag() + ", got " + got + "); deleted it, downloading it once more");
+        part.reopen();
     }
 }
 

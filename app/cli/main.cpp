@@ -1,4 +1,5 @@
-// folio-cli: the engine from a terminal (generate, chat, tokenize, template).
+// folio-cli: the engine from a terminal (generate, chat, tokenize, template) and the model library
+// (pull, models, rm).
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -22,6 +23,9 @@ void usage(FILE* out) {
         "  chat     --model DIR|dummy:NAME [--system TEXT] [sampling options]\n"
         "  tokenize --model DIR (--text TEXT | --file F) [--bos] --json\n"
         "  template --model DIR --messages FILE.json [--add-generation-prompt]\n"
+        "  pull     ORG/NAME[@REVISION] [--include GLOB]... [--exclude GLOB]... [--all] [--jobs N] [--json]\n"
+        "  models   [--json] [--context N] [--folder DIR]... [--data-dir DIR]\n"
+        "  rm       ORG/NAME[@REVISION]\n"
         "\n"
         "every command takes --backend auto|cpu|cuda (auto: CUDA when a GPU is present)\n");
 }
@@ -41,6 +45,9 @@ int main(int argc, char** argv) {
         if (cmd == "chat") return folio::cli::run_chat(argc, argv, 2);
         if (cmd == "tokenize") return folio::cli::run_tokenize(argc, argv, 2);
         if (cmd == "template") return folio::cli::run_template(argc, argv, 2);
+        if (cmd == "pull") return folio::cli::run_pull(argc, argv, 2);
+        if (cmd == "models") return folio::cli::run_models(argc, argv, 2);
+        if (cmd == "rm") return folio::cli::run_rm(argc, argv, 2);
         std::fprintf(stderr, "folio-cli: unknown command '%s'\n", cmd.c_str());
         usage(stderr);
         return 2;

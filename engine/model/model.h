@@ -74,6 +74,10 @@ struct LoadOptions {
 // tensor or setting at fault.
 std::unique_ptr<Model> load_model(const std::string& spec, const LoadOptions& options = {});
 
+// How a model folder is named for people: the folder's name, or "org/name" for a snapshot of the
+// Hugging Face hub cache (.../models--org--name/snapshots/<commit>), whose own name is a commit hash.
+std::string model_display_name(const std::string& dir);
+
 // Tokenizer-only loading (a folder with tokenizer.model, or the file itself).
 std::shared_ptr<const Tokenizer> load_tokenizer(const std::string& path);
 TokenizerConfig load_tokenizer_config(const std::string& model_dir);  // defaults when the file is absent

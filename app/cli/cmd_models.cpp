@@ -11,7 +11,7 @@
 #include "app/cli/cli_args.h"
 #include "app/cli/commands.h"
 #include "app/cli/recent_folders.h"
-#include "engine/backend/backend.h"
+#include "engine/backends/backend_factory.h"
 #include "engine/core/error.h"
 #include "engine/hub/blob_download.h"
 #include "engine/hub/fit_estimate.h"

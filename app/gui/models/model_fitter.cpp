@@ -1,7 +1,7 @@
 #include "app/gui/models/model_fitter.h"
 
 
-#include "engine/backend/backend.h"
+#include "engine/backends/backend_factory.h"
 #include "engine/hub/blob_download.h"
 
 namespace folio::app {

@@ -1,8 +1,9 @@
+#include "engine/backends/backend_factory.h"
+
 #include <fstream>
 #include <string>
 #include <unistd.h>
 
-#include "engine/backend/backend.h"
 #include "engine/core/error.h"
 #include "engine/cpu/cpu_backend.h"
 
@@ -11,13 +12,6 @@
 #endif
 
 namespace folio {
-
-BackendKind parse_backend_kind(const std::string& s) {
-    if (s == "auto") return BackendKind::Auto;
-    if (s == "cpu") return BackendKind::Cpu;
-    if (s == "cuda") return BackendKind::Cuda;
-    throw Error("unknown backend '" + s + "': use auto, cpu or cuda");
-}
 
 bool cuda_available() {
 #ifdef FOLIO_HAVE_CUDA

@@ -68,7 +68,13 @@ private:
             p->setProperty("contentY", std::clamp<qreal>(y - p->height() / 3, 0, maxY));
             break;
         }
-        QTest::qWait(50);  // a frame to lay out the scrolled page
+        // A frame or two to lay out the scrolled page, until the item sits still inside the window.
+        QPointF at = item->mapToScene(QPointF(item->width() / 2, item->height() / 2)), before;
+        for (int i = 0; i < 50 && (at != before || at.y() < 0 || at.y() >= window_->height()); ++i) {
+            QTest::qWait(20);
+            before = at;
+            at = item->mapToScene(QPointF(item->width() / 2, item->height() / 2));
+        }
         QTest::mouseClick(window_, Qt::LeftButton, {}, item->mapToScene(QPointF(item->width() / 2, item->height() / 2)).toPoint());
     }
 
@@ -137,9 +143,12 @@ void UiTest::findDownloadVerifyAndOpenWhileChatting() {
     QTRY_VERIFY_WITH_TIMEOUT(findItem(window_->contentItem(), "download_karpathy/stories260K"), 15000);
     click(findItem(window_->contentItem(), "download_karpathy/stories260K"));
     DownloadListModel* downloads = app_->downloads();
-    QTRY_COMPARE_WITH_TIMEOUT(downloads->activeCount(), 1, 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(downloads->count(), 1, 5000);
+    const int stateRole = downloads->roleNames().key("state"), messageRole = downloads->roleNames().key("message");
+    auto state = [&] { return downloads->data(downloads->index(0), stateRole).toString(); };
+    auto message = [&] { return downloads->data(downloads->index(0), messageRole).toString(); };
     const int progressRole = downloads->roleNames().key("progress");
-    QTRY_VERIFY_WITH_TIMEOUT(downloads->data(downloads->index(0), progressRole).toDouble() > 0.3, 30000);
+    QTRY_VERIFY2_WITH_TIMEOUT(downloads->data(downloads->index(0), progressRole).toDouble() > 0.3, qPrintable(state() + ": " + message()), 30000);
 
     // The server stalls the weights: meanwhile a chat runs to its end.
     const qint64 c = app_->chat()->newConversation();
@@ -147,17 +156,16 @@ void UiTest::findDownloadVerifyAndOpenWhileChatting() {
     app_->chat()->send(c, "Once upon a time");
     QTRY_VERIFY_WITH_TIMEOUT(!app_->hub()->isGenerating(c), 60000);
     QCOMPARE(app_->store()->activePath(c).last().status, MessageStatus::Complete);
-    QCOMPARE(downloads->activeCount(), 1);  // still downloading
+    QCOMPARE(state(), QString("downloading"));  // still downloading
 
     // Pause from the page; the server recovers; resume finishes from where it stopped and verifies.
     QTRY_VERIFY(findItem(window_->contentItem(), "pause_karpathy/stories260K"));
     click(findItem(window_->contentItem(), "pause_karpathy/stories260K"));
-    const int stateRole = downloads->roleNames().key("state");
-    QTRY_COMPARE_WITH_TIMEOUT(downloads->data(downloads->index(0), stateRole).toString(), QString("paused"), 10000);
+    QTRY_COMPARE_WITH_TIMEOUT(state(), QString("paused"), 10000);
     hub_->set_faults({{"karpathy/stories260K/model.safetensors", nullptr}});
     QTRY_VERIFY(findItem(window_->contentItem(), "resume_karpathy/stories260K"));
     click(findItem(window_->contentItem(), "resume_karpathy/stories260K"));
-    QTRY_COMPARE_WITH_TIMEOUT(downloads->data(downloads->index(0), stateRole).toString(), QString("done"), 30000);
+    QTRY_VERIFY2_WITH_TIMEOUT(state() == "done", qPrintable(state() + ": " + message()), 30000);
     bool resumed = false;
     for (const auto& e : hub_->log())
         if (e["server"] == "cdn" && e["range"].is_string()) resumed = true;

@@ -34,7 +34,8 @@ MemoryBudget memory_budget(const std::string& device, bool gpu, uint64_t total, 
 
 FitEstimate estimate_fit(const ModelSummary& m, const MemoryBudget& budget, int context) {
     FitEstimate f;
-    f.context = context > 0 ? context : m.max_context;
+    // A conversation is never longer than the model's context.
+    f.context = context > 0 && (m.max_context <= 0 || context < m.max_context) ? context : m.max_context;
     if (m.weight_bytes == 0 || m.num_layers <= 0 || m.num_kv_heads <= 0 || m.head_dim <= 0 || f.context <= 0 ||
         budget.usable == 0) {
         f.verdict = "unknown: the model's size or shapes could not be read";

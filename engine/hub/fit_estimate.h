@@ -39,7 +39,8 @@ struct FitEstimate {
     std::string verdict;          // one line: "fits: 3 conversations of 32768 tokens" or why not
 };
 
-// `context` 0: the model's full context (what the engine reserves at least one of when it loads).
+// `context` 0, or more than the model's context: the model's full context (what the engine reserves at
+// least one of when it loads).
 FitEstimate estimate_fit(const ModelSummary& model, const MemoryBudget& budget, int context = 0);
 
 }  // namespace folio::hub

@@ -74,6 +74,13 @@ TEST(FitEstimate, SlidingWindowHoldsOnlyTheWindow) {
     EXPECT_EQ(f.kv_per_conversation, uint64_t(4096 + 32) * 131072u);
 }
 
+TEST(FitEstimate, ContextNeverExceedsTheModels) {
+    ModelSummary s = llama31_8b(4000000000);
+    s.max_context = 2048;
+    EXPECT_EQ(estimate_fit(s, memory_budget("GPU", true, 24 * GiB, 24 * GiB), 8192).context, 2048);
+    EXPECT_EQ(estimate_fit(s, memory_budget("GPU", true, 24 * GiB, 24 * GiB), 1024).context, 1024);
+}
+
 TEST(FitEstimate, UnknownShapesAreSaidUnknown) {
     const FitEstimate f = estimate_fit(ModelSummary{}, memory_budget("GPU", true, 24 * GiB, 24 * GiB));
     EXPECT_FALSE(f.known);

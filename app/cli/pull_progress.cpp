@@ -41,6 +41,7 @@ std::string bar_line(const std::string& name, size_t name_w, uint64_t done, uint
     std::string tail = " ";
     tail += std::to_string(percent(done, total));
     tail += "% " + human_bytes(double(done)) + "/" + human_bytes(double(total)) + " " + rate_text(bps) + " " + duration_text(eta);
+    if (tail.size() < 40) tail.resize(40, ' ');  // the bars line up
     const int bar_w = std::max(10, width - int(name_w) - int(tail.size()) - 4);
     const int filled = total ? int(double(done) / double(total) * bar_w) : bar_w;
     return fit(name, name_w) + " [" + std::string(size_t(filled), '#') + std::string(size_t(bar_w - filled), '-') + "]" + tail;
@@ -62,14 +63,17 @@ void PullProgress::clear_frame() {
 }
 
 void PullProgress::draw(const hub::PullStatus& s) {
-    clear_frame();
     std::vector<std::string> lines;
     const size_t name_w = size_t(std::clamp(width_ / 3, 12, 48));
     for (const auto& f : s.files)
         if (f.state == FileState::Downloading)
             lines.push_back(bar_line(f.path, name_w, f.done, f.size, f.bytes_per_second, f.eta_seconds, width_));
     lines.push_back(bar_line("total", name_w, s.done_bytes, s.total_bytes, s.bytes_per_second, s.eta_seconds, width_));
-    for (const auto& l : lines) std::fprintf(out_, "%s\n", l.c_str());
+    // Overwrite the previous frame line by line (no blank flash), clearing what it had beyond.
+    if (drawn_lines_ > 0) std::fprintf(out_, "\x1b[%dF", drawn_lines_);
+    for (const auto& l : lines) std::fprintf(out_, "\x1b[2K%s\n", l.c_str());
+    for (int i = int(lines.size()); i < drawn_lines_; ++i) std::fprintf(out_, "\x1b[2K\n");
+    if (drawn_lines_ > int(lines.size())) std::fprintf(out_, "\x1b[%dF", drawn_lines_ - int(lines.size()));
     drawn_lines_ = int(lines.size());
     std::fflush(out_);
 }

@@ -137,6 +137,7 @@ HttpResponse http_send(const HttpRequest& request, BodySink* sink, const std::at
     curl_easy_setopt(c.h, CURLOPT_LOW_SPEED_TIME, request.low_speed_time_s);
     curl_easy_setopt(c.h, CURLOPT_LOW_SPEED_LIMIT, request.low_speed_bytes);
     if (request.compressed) curl_easy_setopt(c.h, CURLOPT_ACCEPT_ENCODING, "");
+    if (sink) curl_easy_setopt(c.h, CURLOPT_BUFFERSIZE, 256L * 1024);  // file bodies: fewer, larger writes
     if (request.head) curl_easy_setopt(c.h, CURLOPT_NOBODY, 1L);
     curl_easy_setopt(c.h, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(c.h, CURLOPT_HEADERDATA, &t);

@@ -29,6 +29,13 @@ std::string gated_of(const json& j) {
 
 [[noreturn]] void bad_answer(const std::string& what) { throw HubError(HubError::Kind::Protocol, what); }
 
+bool is_hex_hash(const std::string& h) {
+    if (h.size() != 40 && h.size() != 64) return false;
+    for (char c : h)
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+    return true;
+}
+
 bool has_tag(const std::vector<std::string>& tags, const std::string& t) {
     return std::find(tags.begin(), tags.end(), t) != tags.end();
 }
@@ -65,7 +72,8 @@ RepoListing list_repo_files(const HubClient& client, const RepoRef& ref) {
                 const int64_t lfs_size = int_or(*lfs, "size", -1);
                 if (lfs_size >= 0) f.size = uint64_t(lfs_size);
             }
-            if (f.etag().empty()) bad_answer(ref.repo_id + ": no hash for " + f.path + " in the file listing");
+            // The hash names a file in the cache: only a sha1 or sha256 in hex may do that.
+            if (!is_hex_hash(f.etag())) bad_answer(ref.repo_id + ": no usable hash for " + f.path + " in the file listing");
             // Never let a listed path leave the snapshot folder.
             if (f.path.front() == '/' || f.path.find("..") != std::string::npos)
                 bad_answer(ref.repo_id + ": refusing the file path '" + f.path + "'");

@@ -214,7 +214,9 @@ void HubModelsTest::gatedNeedsTheAppsToken() {
     // Kept in the settings, readable by the owner only; never sent to the CDN.
     QCOMPARE(QFile::permissions(s.settings()) & (QFileDevice::ReadGroup | QFileDevice::ReadOther), QFileDevice::Permissions());
     for (const auto& e : s.server->log())
-        if (e["server"] == "cdn") QVERIFY(e["authorization"].is_null());
+        if (e["server"] == "cdn") {
+            QVERIFY(e["authorization"].is_null());
+        }
     s.account->clearToken();
     QCOMPARE(s.account->tokenSource(), QStringLiteral("none"));
 }

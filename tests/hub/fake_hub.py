@@ -78,6 +78,8 @@ class Repo:
         self.safetensors = spec.get("safetensors")
         self.page_size = spec.get("page_size", 0)
         self.relative_redirect = spec.get("relative_redirect", False)
+        # Entries written into the tree listing as they are (a hostile or broken server).
+        self.extra_tree_entries = spec.get("extra_tree_entries", [])
 
     def commit_of(self, rev):
         if rev in self.commits:
@@ -310,6 +312,7 @@ class Handler(BaseHTTPRequestHandler):
             if f.lfs:
                 e["lfs"] = {"oid": f.sha256, "size": f.listed_size, "pointerSize": f.pointer_size}
             entries.append(e)
+        entries.extend(repo.extra_tree_entries)
         extra = {}
         if repo.page_size:
             cursor = int(query.get("cursor", ["0"])[0])

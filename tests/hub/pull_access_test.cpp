@@ -2,6 +2,8 @@
 // that do not exist, and offline mode, which never touches the network.
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "engine/core/error.h"
 #include "engine/hub/pull.h"
 #include "tests/hub/fake_hub_server.h"
@@ -61,7 +63,9 @@ TEST(PullAccess, GatedWithTheRightTokenDownloadsAndTheCdnNeverSeesIt) {
     const auto res = hub::pull_model(c, RepoRef{kGated, "main"}, quick_pull_options(), nullptr, nullptr);
     EXPECT_EQ(read_file(res.snapshot_dir + "/model.safetensors"), pseudo_random_bytes(10000, 5));
     for (const auto& e : server.log())
-        if (e["server"] == "cdn") EXPECT_TRUE(e["authorization"].is_null()) << e.dump();
+        if (e["server"] == "cdn") {
+            EXPECT_TRUE(e["authorization"].is_null()) << e.dump();
+        }
 }
 
 TEST(PullAccess, UnknownRepositoryAndRevision) {
@@ -72,6 +76,20 @@ TEST(PullAccess, UnknownRepositoryAndRevision) {
     m = pull_error(server, cache.path(), "", RepoRef{"test/open", "v9"});
     EXPECT_NE(m.find("test/open has no branch, tag or commit by that name"), std::string::npos) << m;
     EXPECT_NE(m.find("v9"), std::string::npos) << m;
+}
+
+TEST(PullAccess, HostileListingsAreRefusedBeforeAnythingIsWritten) {
+    for (const nlohmann::json& entry : {nlohmann::json{{"type", "file"}, {"path", "../../outside.json"}, {"size", 2}, {"oid", std::string(40, 'a')}},
+                                        nlohmann::json{{"type", "file"}, {"path", "x.json"}, {"size", 2}, {"oid", "../../blobs/evil"}}}) {
+        FakeHubSpec spec;
+        spec.file("test/open", "config.json", "{}", false).repo_field("test/open", "extra_tree_entries", nlohmann::json::array({entry}));
+        FakeHub server(spec);
+        TempDir cache;
+        const std::string m = pull_error(server, cache.path(), "", RepoRef{"test/open", "main"});
+        EXPECT_TRUE(m.find("refusing the file path") != std::string::npos || m.find("no usable hash") != std::string::npos) << m;
+        EXPECT_EQ(count_requests(server.log(), "hub", "/resolve/"), 0);
+        EXPECT_FALSE(std::filesystem::exists(cache.path() + "/models--test--open/snapshots"));
+    }
 }
 
 TEST(PullAccess, OfflineServesTheCacheAndNeverTouchesTheNetwork) {

@@ -148,7 +148,9 @@ TEST(Pull, PaginatedListingAndRelativeRedirects) {
     EXPECT_EQ(count_requests(log, "hub", "cursor="), 2);  // three pages
     EXPECT_EQ(count_requests(log, "hub", "/api/resolve-cache/"), 5);
     for (const auto& e : log)  // same origin: the token follows the relative redirect
-        if (e["path"].get<std::string>().find("/api/resolve-cache/") != std::string::npos) EXPECT_EQ(e["authorization"], "Bearer hf_x");
+        if (e["path"].get<std::string>().find("/api/resolve-cache/") != std::string::npos) {
+            EXPECT_EQ(e["authorization"], "Bearer hf_x");
+        }
 }
 
 TEST(Pull, TwoRevisionsShareBlobsAndTagsGetRefs) {

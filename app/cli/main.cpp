@@ -1,5 +1,5 @@
-// folio-cli: the engine from a terminal (generate, chat, tokenize, template) and the model library
-// (pull, models, rm).
+// folio-cli: the engine from a terminal (generate, chat, tokenize, detokenize, template) and the model
+// library (pull, models, rm).
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -21,7 +21,8 @@ void usage(FILE* out) {
         "  generate --model DIR|dummy:NAME --prompt TEXT --max-tokens N [--temperature T --top-p P\n"
         "           --top-k K --min-p M --repetition-penalty R --seed S --stop STR] [--raw] [--json]\n"
         "  chat     --model DIR|dummy:NAME [--system TEXT] [sampling options]\n"
-        "  tokenize --model DIR (--text TEXT | --file F) [--bos] --json\n"
+        "  tokenize --model DIR (--text TEXT | --file F) [--bos | --add-special-tokens] [--json]\n"
+        "  detokenize --model DIR --ids 1,2,3 [--skip-special-tokens] [--json]\n"
         "  template --model DIR --messages FILE.json [--add-generation-prompt]\n"
         "  pull     ORG/NAME[@REVISION] [--include GLOB]... [--exclude GLOB]... [--all] [--jobs N] [--json]\n"
         "  models   [--json] [--context N] [--folder DIR]... [--data-dir DIR]\n"
@@ -45,6 +46,7 @@ int main(int argc, char** argv) {
         if (cmd == "chat") return folio::cli::run_chat(argc, argv, 2);
         if (cmd == "tokenize") return folio::cli::run_tokenize(argc, argv, 2);
         if (cmd == "template") return folio::cli::run_template(argc, argv, 2);
+        if (cmd == "detokenize") return folio::cli::run_detokenize(argc, argv, 2);
         if (cmd == "pull") return folio::cli::run_pull(argc, argv, 2);
         if (cmd == "models") return folio::cli::run_models(argc, argv, 2);
         if (cmd == "rm") return folio::cli::run_rm(argc, argv, 2);

@@ -108,7 +108,7 @@ ScrollView {
                     wrapMode: Text.Wrap
                     color: Theme.textMuted
                     font.pixelSize: Theme.fontBody
-                    text: qsTr("Folio reads Hugging Face model folders from this computer: Llama-2 and Mistral-family checkpoints (LlamaForCausalLM or MistralForCausalLM) as fp16/bf16/fp32 .safetensors or AutoAWQ 4-bit (GEMM), with config.json and tokenizer.model. For example TheBloke/Llama-2-7B-Chat-AWQ or mistralai/Mistral-7B-Instruct-v0.2.")
+                    text: qsTr("Folio reads Hugging Face model folders from this computer: Llama-2 and Mistral-family checkpoints (LlamaForCausalLM or MistralForCausalLM) as fp16/bf16/fp32 .safetensors or AutoAWQ 4-bit (GEMM), with config.json and tokenizer.json or tokenizer.model. For example TheBloke/Llama-2-7B-Chat-AWQ or mistralai/Mistral-7B-Instruct-v0.2.")
                 }
                 RowLayout {
                     spacing: Theme.s

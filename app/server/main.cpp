@@ -38,7 +38,7 @@ const char* kUsage =
     "  --kv-cache-dtype auto    the KV cache's element type (only auto, the model's, in this build)\n"
     "  --kv-cache-mb N          KV pool size (CPU; default: a quarter of free memory, at most 8 GiB)\n"
     "  --threads N              CPU threads (default: all)\n"
-    "  --cpu-activations exact|int8  CPU AWQ matmuls: exact (default) or plain int8 (faster, ~1e-2 off)\n"
+    "  --cpu-activations int8|exact  CPU matmuls: plain int8 activations (default, faster) or exact\n"
     "  --tokenizer PATH         a tokenizer for a dummy: model\n"
     "  --max-body-bytes N       largest request body (default 4194304); larger: 413\n"
     "  --max-connections N      connections served at once (default 256); more wait to be accepted\n"
@@ -61,7 +61,7 @@ struct Parsed {
 
 Parsed parse(int argc, char** argv) {
     auto options = folio::cli::model_options();
-    options.insert({"host", "port", "api-key", "served-model-name", "max-num-seqs", "kv-cache-dtype", "cpu-activations",
+    options.insert({"host", "port", "api-key", "served-model-name", "max-num-seqs", "kv-cache-dtype",
                     "max-body-bytes", "max-connections", "timeout"});
     Parsed p;
     p.args = std::make_unique<folio::cli::Args>(argc, argv, 1, options, std::set<std::string>{"allow-unauthenticated"});
@@ -95,9 +95,6 @@ Parsed parse(int argc, char** argv) {
     const std::string dtype = a.get_or("kv-cache-dtype", "auto");
     if (dtype != "auto")
         throw UsageError("--kv-cache-dtype " + dtype + " is not available in this build: the engine keeps the KV cache in the model's type (auto)");
-    const std::string acts = a.get_or("cpu-activations", "exact");
-    if (acts != "exact" && acts != "int8") throw UsageError("--cpu-activations takes exact or int8, got '" + acts + "'");
-    p.engine.backend.cpu_int8_activations = acts == "int8";
     return p;
 }
 

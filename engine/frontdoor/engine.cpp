@@ -38,16 +38,25 @@ struct Submitted {
     Clock::time_point arrival;
 };
 
+struct Fork {
+    RequestId parent = 0, child = 0;
+    SamplingParams sampling;
+};
+
 // What the output thread is told, in the order it must act on it.
 struct OutputItem {
-    enum class Kind { Register, Ready, Core } kind = Kind::Ready;
-    RequestId id = 0;                  // Register
+    enum class Kind { Register, Fork, Ready, Core } kind = Kind::Ready;
+    RequestId id = 0;                  // Register, Fork: the request
     OutputRequest request;             // Register
-    Event event;                       // Ready: an event the front door made itself (rejection, early cancel)
+    RequestId parent = 0;              // Fork: forked from (in the core, just now)
+    bool continues_text = false;       // Fork: the parent had generated tokens
+    Event event;                       // Ready: an event made outside the core's steps (rejection, early cancel)
     std::vector<CoreEvent> core_events;  // Core: one step's
 };
 
-Event ended_at_front_door(RequestId id, FinishReason reason, std::string message, Clock::time_point arrival) {
+// The last event of a request that ends outside the core's steps (a rejection, a cancel at the front
+// door, a fork that cannot be made).
+Event ending_event(RequestId id, FinishReason reason, std::string message, Clock::time_point arrival) {
     Event e;
     e.kind = reason == FinishReason::Error ? Event::Kind::Error : Event::Kind::Finished;
     e.id = id;
@@ -90,9 +99,13 @@ struct Engine::Impl {
     std::deque<Submitted> front_queue;
     std::unordered_map<RequestId, Clock::time_point> in_front;  // queued or being processed: arrival
     std::unordered_set<RequestId> cancelled;  // of those, cancelled (their event has gone out)
+    // Forks of requests still at the front door (the children are in in_front too): they reach the
+    // core together with their parent, before any step could end it.
+    std::unordered_map<RequestId, std::vector<Fork>> waiting_forks;
     // The step loop's inbox.
     std::condition_variable core_wake;
     std::vector<std::pair<RequestId, CoreRequest>> submits;
+    std::vector<Fork> forks;           // after the submits they follow
     std::deque<Submitted> to_process;  // input_on_step_thread: requests for the step thread to process
     std::vector<RequestId> cancels, aborts;
     std::optional<bool> input_closed;  // a change asked for, not applied yet
@@ -126,11 +139,39 @@ struct Engine::Impl {
     }
 
     // Under `mutex`: a request taken off a queue that was cancelled meanwhile is dropped (its event
-    // has gone out).
+    // has gone out), and so are its forks.
     bool drop_if_cancelled(RequestId id) {
         if (!cancelled.erase(id)) return false;
         in_front.erase(id);
+        release_forks(id, false);
         return true;
+    }
+
+    // Under `mutex`: the forks waiting for `parent` follow it into the core's inbox, or, when it
+    // never gets there, end with an Error event.
+    void release_forks(RequestId parent, bool parent_admitted) {
+        const auto it = waiting_forks.find(parent);
+        if (it == waiting_forks.end()) return;
+        std::vector<Fork> waiting = std::move(it->second);
+        waiting_forks.erase(it);
+        for (Fork& f : waiting) {
+            if (drop_if_cancelled(f.child)) continue;
+            const Clock::time_point arrival = in_front[f.child];
+            in_front.erase(f.child);
+            const RequestId child = f.child;
+            if (parent_admitted) {
+                forks.push_back(std::move(f));
+            } else {
+                OutputItem item;
+                item.event = ending_event(child, FinishReason::Error,
+                                          "cannot fork request " + std::to_string(parent) +
+                                              ": it ended before it reached the engine",
+                                          arrival);
+                push_output(std::move(item));
+            }
+            release_forks(child, parent_admitted);  // forks of the fork follow it
+        }
+        if (parent_admitted) core_wake.notify_one();
     }
 
     // Input processing, then the hand-off: registered with the output thread first, then queued for
@@ -148,8 +189,9 @@ struct Engine::Impl {
         in_front.erase(s.id);
         if (!p) {
             OutputItem item;
-            item.event = ended_at_front_door(s.id, FinishReason::Error, std::move(error), s.arrival);
+            item.event = ending_event(s.id, FinishReason::Error, std::move(error), s.arrival);
             push_output(std::move(item));
+            release_forks(s.id, false);
             return;
         }
         p->core.arrival = s.arrival;
@@ -161,6 +203,7 @@ struct Engine::Impl {
         push_output(std::move(item));
         submits.emplace_back(s.id, std::move(p->core));
         core_wake.notify_one();
+        release_forks(s.id, true);
     }
 
     void front_loop() {
@@ -181,6 +224,7 @@ struct Engine::Impl {
 
     void step_loop() {
         std::vector<std::pair<RequestId, CoreRequest>> new_requests;
+        std::vector<Fork> new_forks;
         std::deque<Submitted> new_inputs;
         std::vector<RequestId> new_cancels, new_aborts;
         for (;;) {
@@ -189,10 +233,12 @@ struct Engine::Impl {
                 const bool busy = (core.has_unfinished() && !core.stalled()) || core.has_pending_events();
                 if (!busy)
                     core_wake.wait(lock, [&] {
-                        return stop || !submits.empty() || !to_process.empty() || !cancels.empty() || !aborts.empty() || input_closed;
+                        return stop || !submits.empty() || !forks.empty() || !to_process.empty() || !cancels.empty() ||
+                               !aborts.empty() || input_closed;
                     });
                 if (stop) return;
                 new_requests.swap(submits);
+                new_forks.swap(forks);
                 new_inputs.swap(to_process);
                 new_cancels.swap(cancels);
                 new_aborts.swap(aborts);
@@ -208,9 +254,11 @@ struct Engine::Impl {
                 admit(std::move(s));
             }
             for (auto& [id, request] : new_requests) core.add(id, std::move(request));
+            for (const Fork& f : new_forks) fork_in_core(f);
             for (RequestId id : new_cancels) core.cancel(id);
             for (RequestId id : new_aborts) core.abort(id);
             new_requests.clear();
+            new_forks.clear();
             new_inputs.clear();
             new_cancels.clear();
             new_aborts.clear();
@@ -237,6 +285,29 @@ struct Engine::Impl {
         }
     }
 
+    // On the step thread, before the step whose events the child may have: the output thread learns
+    // of the child ahead of them, or the caller gets an Error event for it.
+    void fork_in_core(const Fork& f) {
+        OutputItem item;
+        item.id = f.child;
+        try {
+            item.continues_text = core.num_generated(f.parent) > 0;
+            if (core.fork(f.parent, f.child, f.sampling)) {
+                item.kind = OutputItem::Kind::Fork;
+                item.parent = f.parent;
+            } else {
+                item.event = ending_event(f.child, FinishReason::Error,
+                                          "cannot fork request " + std::to_string(f.parent) +
+                                              ": it is not running (it has ended, or never started)",
+                                          Clock::now());
+            }
+        } catch (const std::exception& e) {
+            item.event = ending_event(f.child, FinishReason::Error, e.what(), Clock::now());
+        }
+        std::lock_guard lock(mutex);
+        push_output(std::move(item));
+    }
+
     void output_loop() {
         std::deque<OutputItem> items;
         for (;;) {
@@ -251,6 +322,15 @@ struct Engine::Impl {
             for (OutputItem& item : items) {
                 switch (item.kind) {
                     case OutputItem::Kind::Register: output.add(item.id, std::move(item.request)); break;
+                    case OutputItem::Kind::Fork:
+                        // The parent may have just ended here (a stop string) while the core forked it.
+                        if (!output.fork(item.parent, item.id, item.continues_text)) {
+                            batch.push_back(ending_event(item.id, FinishReason::Error,
+                                                         "cannot fork request " + std::to_string(item.parent) + ": it has ended",
+                                                         Clock::now()));
+                            stopped.push_back(item.id);
+                        }
+                        break;
                     case OutputItem::Kind::Ready: batch.push_back(std::move(item.event)); break;
                     case OutputItem::Kind::Core: output.process(std::move(item.core_events), batch, stopped); break;
                 }
@@ -319,6 +399,20 @@ RequestId Engine::submit(Request request) {
     return id;
 }
 
+RequestId Engine::fork(RequestId parent, const SamplingParams& sampling) {
+    const RequestId id = impl_->next_id.fetch_add(1);
+    std::lock_guard lock(impl_->mutex);
+    if (impl_->in_front.count(parent) && !impl_->cancelled.count(parent)) {
+        // The parent has not reached the core yet: the fork goes with it.
+        impl_->in_front.emplace(id, Clock::now());
+        impl_->waiting_forks[parent].push_back({parent, id, sampling});
+    } else {
+        impl_->forks.push_back({parent, id, sampling});
+        impl_->core_wake.notify_one();
+    }
+    return id;
+}
+
 void Engine::set_input_closed(bool closed) {
     std::lock_guard lock(impl_->mutex);
     impl_->input_closed = closed;
@@ -336,7 +430,7 @@ void Engine::cancel(RequestId id) {
     // Not past the front door yet: it ends now, and the front door drops it when it comes to it.
     if (!impl_->cancelled.insert(id).second) return;
     OutputItem item;
-    item.event = ended_at_front_door(id, FinishReason::Cancelled, {}, it->second);
+    item.event = ending_event(id, FinishReason::Cancelled, {}, it->second);
     impl_->push_output(std::move(item));
 }
 

@@ -18,6 +18,7 @@
 #include "engine/frontdoor/request.h"
 #include "engine/runtime/engine_options.h"
 #include "engine/runtime/engine_stats.h"
+#include "engine/sampling/sampling_params.h"
 
 namespace folio {
 
@@ -42,6 +43,14 @@ public:
     // freeing everything it holds; a Finished(Cancelled) event follows. Unknown or finished ids are
     // ignored.
     void cancel(RequestId id);
+    // A new request continuing `parent` from where it stands when the fork reaches the core (with the
+    // parent, before its first step, if the parent is still at the front door): same prompt and
+    // tokens so far, KV blocks shared, its own sampling (seed); same stop conditions, max_tokens
+    // counting the inherited tokens.
+    // Its events carry only what it generates after the fork. For n replies to one prompt: submit,
+    // then fork n - 1 times with other seeds. The id is handed out at once; a parent that has ended
+    // (or never reached the core), or an invalid setting, gets the child an Error event.
+    RequestId fork(RequestId parent, const SamplingParams& sampling);
     // Static batching (EngineOptions::batching): no more requests are coming, so a batch smaller
     // than static_batch_size may start. No effect in continuous mode.
     void set_input_closed(bool closed);

@@ -10,7 +10,7 @@ mkdir -p "$work"
 install_openai_client "$node_dir" || exit $?
 trap 'stop_server >/dev/null 2>&1 || true' EXIT
 
-gen() { "$cli" generate --model "$model" --backend cpu --prompt "Once upon a time" --temperature 0 --json "$@" 2>/dev/null; }
+gen() { "$cli" generate --model "$model" --backend cpu --cpu-activations exact --prompt "Once upon a time" --temperature 0 --json "$@" 2>/dev/null; }
 gen --max-tokens 24 >"$work/cli_chat.json"
 gen --max-tokens 24 --raw >"$work/cli_raw.json"
 gen --max-tokens 400 >"$work/cli_long.json"

@@ -2,7 +2,7 @@
 // backend: running streams keep stepping while a request's template and tokens are being made (and
 // stall when that work is put on the step thread), cancel during input processing, rejections in
 // submission order, stop strings whose extra tokens the core already sampled never show, every
-// request's events in order under many threads, and timings counted from submit.
+// request's events in order under many threads, timings counted from submit, and forks.
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -25,8 +25,9 @@ using namespace std::chrono_literals;
 using test::Context;
 using test::FakeBackend;
 
-// A byte tokenizer whose encode() can be held shut: the test then knows the front door is in the
-// middle of a request's input processing.
+// A byte tokenizer whose encode() (and token_kind(), which the detokenizer calls for every token)
+// can be held shut: the test then knows the front door is in the middle of a request's input
+// processing (the output thread in the middle of a token).
 class GatedTokenizer final : public Tokenizer {
 public:
     explicit GatedTokenizer(int vocab) : inner_(vocab) {}
@@ -51,6 +52,22 @@ public:
         std::lock_guard lock(mu_);
         return encodes_;
     }
+    // The same for decoding (the output thread's detokenizer).
+    void close_decode() {
+        std::lock_guard lock(mu_);
+        decode_open_ = false;
+    }
+    void open_decode() {
+        {
+            std::lock_guard lock(mu_);
+            decode_open_ = true;
+        }
+        cv_.notify_all();
+    }
+    bool wait_decode_held(std::chrono::milliseconds timeout) {
+        std::unique_lock lock(mu_);
+        return cv_.wait_for(lock, timeout, [&] { return decode_held_ > 0; });
+    }
 
     std::vector<int> encode(std::string_view text) const override {
         gate();
@@ -62,7 +79,10 @@ public:
     }
     std::string decode(const std::vector<int>& ids) const override { return inner_.decode(ids); }
     std::string token_bytes(int id) const override { return inner_.token_bytes(id); }
-    TokenKind token_kind(int id) const override { return inner_.token_kind(id); }
+    TokenKind token_kind(int id) const override {
+        decode_gate();
+        return inner_.token_kind(id);
+    }
     LeadingSpaceRule leading_space_rule() const override { return inner_.leading_space_rule(); }
     std::string piece(int id) const override { return inner_.piece(id); }
     int piece_to_id(std::string_view piece) const override { return inner_.piece_to_id(piece); }
@@ -83,11 +103,18 @@ private:
         cv_.wait(lock, [&] { return open_; });
         --held_;
     }
+    void decode_gate() const {
+        std::unique_lock lock(mu_);
+        ++decode_held_;
+        cv_.notify_all();
+        cv_.wait(lock, [&] { return decode_open_; });
+        --decode_held_;
+    }
     ByteTokenizer inner_;
     mutable std::mutex mu_;
     mutable std::condition_variable cv_;
-    mutable int held_ = 0, encodes_ = 0;
-    bool open_ = true;
+    mutable int held_ = 0, encodes_ = 0, decode_held_ = 0;
+    bool open_ = true, decode_open_ = true;
 };
 
 struct Rig {
@@ -290,48 +317,33 @@ TEST(FrontDoor, ARejectedRequestGetsItsErrorInSubmissionOrder) {
 }
 
 TEST(FrontDoor, TokensTheCoreSampledAfterAStopStringNeverShow) {
-    // The output thread is held on the request's first event while the core runs ahead; when it
-    // finds the stop string, the core has sampled more tokens, which are dropped.
+    // The output thread is held in the detokenizer on the request's first token while the core runs
+    // ahead; when it finds the stop string, the core has sampled more tokens, which are dropped.
     const std::string script = "ab STOP cdefghijklmnopqrstuvwxyz";
     std::atomic<int> forwards{0};
-    std::mutex mu;
-    std::condition_variable cv;
-    std::map<RequestId, Stream> out;
-    bool first = true;
-    Rig s = make_engine({}, scripted(script, 3));  // after what its threads use: destroyed first
+    Rig s = make_engine({}, scripted(script, 3));
     s.fake->before_forward = [&] { ++forwards; };
-    s.engine->set_event_callback([&](const Event& ev) {
-        if (first) {
-            first = false;
-            const auto deadline = std::chrono::steady_clock::now() + 10s;
-            while (forwards < 15 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(1ms);
-        }
-        std::lock_guard lock(mu);
-        absorb(ev, out);
-        cv.notify_all();
-    });
+    s.tokenizer->close_decode();
     Request r = ids_request({1, 5, 6}, 100);
     r.stop.stop_strings = {"STOP"};
     const RequestId id = s.engine->submit(r);
-    {
-        std::unique_lock lock(mu);
-        ASSERT_TRUE(cv.wait_for(lock, 30s, [&] { return out[id].ends > 0; }));
-    }
-    EXPECT_GE(forwards, 15);
+    ASSERT_TRUE(s.tokenizer->wait_decode_held(10s));
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (forwards < 15 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(1ms);
+    ASSERT_GE(forwards, 15);
+    s.tokenizer->open_decode();
+    std::map<RequestId, Stream> out;
+    collect(*s.engine, {id}, out);
     EXPECT_EQ(out[id].end.reason, FinishReason::StopString);
     EXPECT_EQ(out[id].text, "ab ");
     EXPECT_EQ(out[id].ids.size(), 7u);  // up to the 'P' that completed "STOP", nothing after
     EXPECT_EQ(out[id].end.timings.generated_tokens, 7);
-    EXPECT_GT(s.engine->stats().total_generated_tokens, 7);  // the core did sample more
-    // The abort reaches the core: everything it held is freed.
-    const auto deadline = std::chrono::steady_clock::now() + 10s;
-    while (s.engine->stats().running + s.engine->stats().waiting > 0 && std::chrono::steady_clock::now() < deadline)
+    EXPECT_GE(s.engine->stats().total_generated_tokens, 14);  // the core did sample more
+    // The abort reaches the core (unless it had finished the request already): nothing is held.
+    while (s.engine->stats().running + s.engine->stats().waiting > 0 && std::chrono::steady_clock::now() < deadline + 10s)
         std::this_thread::sleep_for(1ms);
     EXPECT_EQ(s.engine->stats().blocks_used, 0);
-    std::this_thread::sleep_for(50ms);
-    std::lock_guard lock(mu);
-    EXPECT_EQ(out[id].ends, 1);
-    EXPECT_EQ(out[id].ids.size(), 7u);
+    EXPECT_TRUE(s.engine->wait_events(50ms).empty());  // and nothing more comes for it
 }
 
 TEST(FrontDoor, EveryRequestsEventsComeInOrderUnderManyThreads) {
@@ -437,6 +449,97 @@ TEST(FrontDoor, TimingsCountFromSubmitWithTheFrontDoorsOwnTime) {
     EXPECT_EQ(t.generated_tokens, 2);
     EXPECT_GT(t.prompt_tokens, 5);
     EXPECT_EQ(out[id].end.prompt_ids.size(), size_t(t.prompt_tokens));
+}
+
+TEST(FrontDoor, AForkFollowsItsParentThroughTheFrontDoorAndContinuesIt) {
+    Rig s = make_engine();
+    s.tokenizer->close();
+    const RequestId parent = s.engine->submit(chat_request("tell me", 8));
+    ASSERT_TRUE(s.tokenizer->wait_held(10s));
+    SamplingParams greedy;
+    greedy.temperature = 0;
+    const RequestId child = s.engine->fork(parent, greedy);  // queued behind its parent
+    SamplingParams bad;
+    bad.temperature = -1;
+    const RequestId bad_child = s.engine->fork(parent, bad);
+    const RequestId orphan = s.engine->fork(999, greedy);
+    s.tokenizer->open();
+    std::map<RequestId, Stream> out;
+    collect(*s.engine, {parent, child, bad_child, orphan}, out);
+    ASSERT_EQ(out[parent].end.reason, FinishReason::Length) << out[parent].end.message;
+    ASSERT_EQ(out[child].end.reason, FinishReason::Length) << out[child].end.message;
+    // Greedy from the same tokens: the child's tokens are the parent's last ones (it inherits what
+    // the parent had when the fork reached the core), and so is its text.
+    const Stream& p = out[parent];
+    const Stream& c = out[child];
+    ASSERT_GE(c.ids.size(), 1u);
+    ASSERT_LE(c.ids.size(), p.ids.size());
+    EXPECT_TRUE(std::equal(c.ids.begin(), c.ids.end(), p.ids.end() - std::ptrdiff_t(c.ids.size())));
+    EXPECT_EQ(c.text, p.text.substr(p.text.size() - c.text.size()));
+    EXPECT_EQ(c.text.size(), c.ids.size());
+    EXPECT_EQ(c.end.prompt_ids, p.end.prompt_ids);
+    EXPECT_EQ(out[bad_child].end.kind, Event::Kind::Error);
+    EXPECT_NE(out[bad_child].end.message.find("temperature"), std::string::npos) << out[bad_child].end.message;
+    EXPECT_EQ(out[orphan].end.kind, Event::Kind::Error);
+    EXPECT_NE(out[orphan].end.message.find("cannot fork request 999"), std::string::npos) << out[orphan].end.message;
+    // n replies to one prompt: submit, then fork with other seeds; each runs to its own end.
+    Request r = ids_request({1, 5, 6, 7}, 12);
+    r.sampling.temperature = 1;
+    r.sampling.seed = 1;
+    const RequestId first = s.engine->submit(r);
+    std::set<RequestId> all{first};
+    for (uint64_t seed = 2; seed <= 4; ++seed) {
+        SamplingParams sp = r.sampling;
+        sp.seed = seed;
+        all.insert(s.engine->fork(first, sp));
+    }
+    collect(*s.engine, all, out);
+    for (RequestId id : all) {
+        EXPECT_EQ(out[id].end.reason, FinishReason::Length) << id << " " << out[id].end.message;
+        EXPECT_EQ(out[id].end.prompt_ids, (std::vector<int32_t>{1, 5, 6, 7}));
+    }
+    EXPECT_EQ(out[first].ids.size(), 12u);
+}
+
+TEST(FrontDoor, AForkOfARequestThatEndsAtTheFrontDoorGetsAClearError) {
+    Rig s = make_engine();
+    s.tokenizer->close();
+    const RequestId held = s.engine->submit(chat_request("first", 3));
+    ASSERT_TRUE(s.tokenizer->wait_held(10s));
+    // Queued behind the held request: one rejected by its input processing, one cancelled; forks of
+    // both (and a fork of a fork) wait for them and end with them. A cancelled fork just ends.
+    Request bad_stop = ids_request({1, 5}, 3);
+    bad_stop.stop.stop_strings = {""};
+    const RequestId rejected = s.engine->submit(bad_stop);
+    const RequestId cancelled = s.engine->submit(ids_request({1, 5, 6}, 3));
+    SamplingParams greedy;
+    greedy.temperature = 0;
+    const RequestId of_rejected = s.engine->fork(rejected, greedy);
+    const RequestId of_of_rejected = s.engine->fork(of_rejected, greedy);
+    const RequestId of_cancelled = s.engine->fork(cancelled, greedy);
+    const RequestId live = s.engine->submit(ids_request({1, 5, 6, 7}, 3));
+    const RequestId cancelled_fork = s.engine->fork(live, greedy);
+    s.engine->cancel(cancelled);
+    s.engine->cancel(cancelled_fork);
+    s.tokenizer->open();
+    std::map<RequestId, Stream> out;
+    collect(*s.engine, {held, rejected, cancelled, of_rejected, of_of_rejected, of_cancelled, live, cancelled_fork}, out);
+    EXPECT_EQ(out[rejected].end.kind, Event::Kind::Error);
+    EXPECT_EQ(out[cancelled].end.reason, FinishReason::Cancelled);
+    for (RequestId id : {of_rejected, of_of_rejected, of_cancelled}) {
+        EXPECT_EQ(out[id].end.kind, Event::Kind::Error) << id;
+        EXPECT_NE(out[id].end.message.find("ended before it reached the engine"), std::string::npos) << out[id].end.message;
+        EXPECT_TRUE(out[id].ids.empty());
+    }
+    EXPECT_EQ(out[cancelled_fork].end.reason, FinishReason::Cancelled);
+    EXPECT_TRUE(out[cancelled_fork].ids.empty());
+    EXPECT_EQ(out[live].end.reason, FinishReason::Length);
+    EXPECT_EQ(out[held].end.reason, FinishReason::Length);
+    // Nothing is left in the core.
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (s.engine->stats().running + s.engine->stats().waiting > 0 && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(1ms);
+    EXPECT_EQ(s.engine->stats().blocks_used, 0);
 }
 
 TEST(SyncFrontDoor, AStopStringAcrossTokensEndsTheRequestAndFreesItInTheSameStep) {

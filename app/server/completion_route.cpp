@@ -1,5 +1,6 @@
 #include "app/server/completion_route.h"
 
+#include <algorithm>
 #include <chrono>
 #include <random>
 
@@ -52,22 +53,49 @@ Request engine_request(LoadedModel& lm, const ApiRequest& api) {
     return r;
 }
 
-// One request's progress, shared by the handler and its stream's content provider.
+// One API request's progress (all its choices), shared by the handler and its stream's content provider.
 struct Exchange {
+    struct ChoiceState {
+        Choice choice;
+        int tokens = 0;
+        bool role_sent = false;
+        bool finished = false;
+    };
     std::shared_ptr<LoadedModel> lm;
     std::shared_ptr<RequestStream> stream;
     ResponseHeader header;
     bool include_usage = false;
-    std::vector<Event> pending;  // events not yet written
-    std::string text;
+    std::vector<ChoiceState> choices;
+    std::vector<Event> pending;  // events not yet handled
     Usage usage;
-    bool role_sent = false;
-    bool finished = false;  // the last event has come (and been written, when streaming)
+    bool failed = false;
 
+    int index_of(RequestId id) const {
+        const auto& ids = stream->ids();
+        return int(std::find(ids.begin(), ids.end(), id) - ids.begin());
+    }
+    bool all_finished() const {
+        return std::all_of(choices.begin(), choices.end(), [](const ChoiceState& c) { return c.finished; });
+    }
+    int total_tokens() const {
+        int n = 0;
+        for (const auto& c : choices) n += c.tokens;
+        return n;
+    }
     // Waits for the next events into `pending`.
     void wait() {
         auto evs = stream->wait(100ms);
         for (auto& e : evs) pending.push_back(std::move(e));
+    }
+    // A choice's last event: its usage share (the prompt is counted once, from the first choice).
+    void finish(int i, const Event& e) {
+        choices[size_t(i)].finished = true;
+        choices[size_t(i)].choice.reason = e.reason;
+        if (i == 0) {
+            usage.prompt_tokens = e.timings.prompt_tokens;
+            usage.cached_prompt_tokens = e.timings.cached_prompt_tokens;
+        }
+        usage.completion_tokens = total_tokens();
     }
 };
 
@@ -77,57 +105,59 @@ ApiError engine_error(const Event& e, int tokens_so_far) {
     return tokens_so_far == 0 ? ApiError(400, e.message) : ApiError(500, e.message);
 }
 
-void fill_usage(Usage& u, const Event& last, int completion_tokens) {
-    u.prompt_tokens = last.timings.prompt_tokens;
-    u.cached_prompt_tokens = last.timings.cached_prompt_tokens;
-    u.completion_tokens = completion_tokens;
-}
-
 void answer_whole(Exchange& x, httplib::Response& res) {
-    for (;;) {
+    while (!x.all_finished()) {
         x.wait();
         for (Event& e : x.pending) {
+            const int i = x.index_of(e.id);
+            if (size_t(i) >= x.choices.size()) continue;
+            auto& c = x.choices[size_t(i)];
+            c.choice.text += e.text;
             if (e.kind == Event::Kind::Token) {
-                ++x.usage.completion_tokens;
-                x.text += e.text;
+                ++c.tokens;
                 continue;
             }
-            if (e.kind == Event::Kind::Error) throw engine_error(e, x.usage.completion_tokens);
-            x.text += e.text;
-            fill_usage(x.usage, e, x.usage.completion_tokens);
-            res.set_content(dump(full_response(x.header, x.text, e.reason, x.usage)), "application/json");
-            return;
+            if (e.kind == Event::Kind::Error) throw engine_error(e, x.total_tokens());
+            x.finish(i, e);
         }
         x.pending.clear();
     }
+    std::vector<Choice> choices;
+    for (const auto& c : x.choices) choices.push_back(c.choice);
+    res.set_content(dump(full_response(x.header, choices, x.usage)), "application/json");
 }
 
 // Writes the pending events as SSE; false when the client is gone.
 bool write_pending(Exchange& x, httplib::DataSink& sink) {
     std::string out;
     for (Event& e : x.pending) {
+        const int i = x.index_of(e.id);
+        if (size_t(i) >= x.choices.size()) continue;
+        auto& c = x.choices[size_t(i)];
         if (e.kind == Event::Kind::Token) {
-            ++x.usage.completion_tokens;
-            if (e.text.empty() && x.role_sent) continue;  // nothing to show yet (a partial character, a possible stop string)
-            out += sse_event(stream_chunk(x.header, e.text, !x.role_sent, std::nullopt, x.include_usage));
-            x.role_sent = true;
+            ++c.tokens;
+            if (e.text.empty() && c.role_sent) continue;  // nothing to show yet (a partial character, a possible stop string)
+            out += sse_event(stream_chunk(x.header, i, e.text, !c.role_sent, std::nullopt, x.include_usage));
+            c.role_sent = true;
             continue;
         }
-        x.finished = true;
         if (e.kind == Event::Kind::Error) {
             // Headers (200) are gone: the error is an event, as llama.cpp and OpenAI's clients expect.
-            out += sse_event(error_body(engine_error(e, x.usage.completion_tokens)));
+            out += sse_event(error_body(engine_error(e, x.total_tokens())));
+            x.failed = true;
             break;
         }
-        fill_usage(x.usage, e, x.usage.completion_tokens);
-        if (!e.text.empty() || !x.role_sent) {
-            out += sse_event(stream_chunk(x.header, e.text, !x.role_sent, std::nullopt, x.include_usage));
-            x.role_sent = true;
+        x.finish(i, e);
+        if (!e.text.empty() || !c.role_sent) {
+            out += sse_event(stream_chunk(x.header, i, e.text, !c.role_sent, std::nullopt, x.include_usage));
+            c.role_sent = true;
         }
-        out += sse_event(stream_chunk(x.header, "", false, e.reason, x.include_usage));
-        if (x.include_usage) out += sse_event(usage_chunk(x.header, x.usage));
-        out += sse_done();
-        break;
+        out += sse_event(stream_chunk(x.header, i, "", false, e.reason, x.include_usage));
+        if (x.all_finished()) {
+            if (x.include_usage) out += sse_event(usage_chunk(x.header, x.usage));
+            out += sse_done();
+            break;
+        }
     }
     x.pending.clear();
     return out.empty() || sink.write(out.data(), out.size());
@@ -145,11 +175,11 @@ void answer_stream(const std::shared_ptr<Exchange>& x, httplib::Response& res) {
         [x](size_t, httplib::DataSink& sink) {
             if (x->pending.empty()) x->wait();
             if (!write_pending(*x, sink)) return false;  // the client went away: the releaser cancels
-            if (x->finished) sink.done();
+            if (x->failed || x->all_finished()) sink.done();
             return true;
         },
         [x](bool success) {
-            if (!success || !x->finished) x->lm->router->cancel(x->stream->id());
+            if (!success || x->failed || !x->all_finished()) x->lm->router->cancel(*x->stream);
         });
 }
 
@@ -167,12 +197,13 @@ void handle_completion(const std::shared_ptr<LoadedModel>& lm, const std::string
     x->lm = lm;
     x->header = {endpoint, new_id(endpoint), int64_t(std::time(nullptr)), model_name};
     x->include_usage = api.include_usage;
-    x->stream = lm->router->submit(std::move(request));
+    x->choices.resize(size_t(api.n));
+    x->stream = lm->router->submit(std::move(request), api.n);
     if (!api.stream) {
         try {
             answer_whole(*x, res);
         } catch (...) {
-            lm->router->cancel(x->stream->id());
+            lm->router->cancel(*x->stream);
             throw;
         }
         return;
@@ -180,7 +211,7 @@ void handle_completion(const std::shared_ptr<LoadedModel>& lm, const std::string
     try {
         answer_stream(x, res);
     } catch (...) {
-        lm->router->cancel(x->stream->id());
+        lm->router->cancel(*x->stream);
         throw;
     }
 }

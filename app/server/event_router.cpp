@@ -24,43 +24,46 @@ EventRouter::EventRouter(Engine& engine, ServerMetrics& metrics) : engine_(engin
     engine_.set_event_callback([this](const Event& e) { on_event(e); });
 }
 
-std::shared_ptr<RequestStream> EventRouter::submit(Request request) {
-    // Submitting under the lock: the output thread cannot look the id up before it is registered
+std::shared_ptr<RequestStream> EventRouter::submit(Request request, int n) {
+    // Submitting under the lock: the output thread cannot look an id up before it is registered
     // (submit never waits for the engine's threads).
     std::lock_guard lock(mutex_);
     const auto now = Clock::now();
-    const RequestId id = engine_.submit(std::move(request));
-    auto stream = std::make_shared<RequestStream>(id);
-    stream->submitted_ = now;
-    streams_[id] = stream;
+    auto stream = std::make_shared<RequestStream>();
+    for (int i = 0; i < n; ++i) {
+        Request r = request;
+        if (r.sampling.seed) r.sampling.seed = *r.sampling.seed + uint64_t(i);
+        stream->ids_.push_back(engine_.submit(std::move(r)));
+    }
+    for (RequestId id : stream->ids_) routes_[id] = Route{stream, now, now, 0};
     return stream;
 }
 
 size_t EventRouter::in_flight() const {
     std::lock_guard lock(mutex_);
-    return streams_.size();
+    return routes_.size();
 }
 
 void EventRouter::on_event(const Event& e) {
     std::shared_ptr<RequestStream> stream;
+    const auto now = Clock::now();
     {
         std::lock_guard lock(mutex_);
-        auto it = streams_.find(e.id);
-        if (it == streams_.end()) return;
-        stream = it->second;
-        if (e.kind != Event::Kind::Token) streams_.erase(it);
-    }
-    const auto now = Clock::now();
-    if (e.kind == Event::Kind::Token) {
-        if (stream->tokens_++ == 0)
-            metrics_.observe_first_token(std::chrono::duration<double>(now - stream->submitted_).count());
-        else
-            metrics_.observe_inter_token(std::chrono::duration<double>(now - stream->last_token_).count());
-        stream->last_token_ = now;
-    } else {
-        metrics_.observe_finished(e.kind == Event::Kind::Error ? FinishReason::Error : e.reason,
-                                  std::chrono::duration<double>(now - stream->submitted_).count(), e.timings.prompt_tokens,
-                                  stream->tokens_);
+        auto it = routes_.find(e.id);
+        if (it == routes_.end()) return;
+        Route& r = it->second;
+        stream = r.stream;
+        if (e.kind == Event::Kind::Token) {
+            if (r.tokens++ == 0)
+                metrics_.observe_first_token(std::chrono::duration<double>(now - r.submitted).count());
+            else
+                metrics_.observe_inter_token(std::chrono::duration<double>(now - r.last_token).count());
+            r.last_token = now;
+        } else {
+            metrics_.observe_finished(e.kind == Event::Kind::Error ? FinishReason::Error : e.reason,
+                                      std::chrono::duration<double>(now - r.submitted).count(), e.timings.prompt_tokens, r.tokens);
+            routes_.erase(it);
+        }
     }
     stream->push(e);
 }

@@ -15,10 +15,11 @@
 
 namespace folio::server {
 
+// The events of one API request: one engine request per choice, all arriving here in order.
 class RequestStream {
 public:
-    explicit RequestStream(RequestId id) : id_(id) {}
-    RequestId id() const { return id_; }
+    // The engine ids, choice by choice.
+    const std::vector<RequestId>& ids() const { return ids_; }
     // The events that came since the last call, waiting up to `timeout` for one.
     std::vector<Event> wait(std::chrono::milliseconds timeout);
 
@@ -26,13 +27,10 @@ private:
     friend class EventRouter;
     void push(Event e);
 
-    const RequestId id_;
+    std::vector<RequestId> ids_;
     std::mutex mutex_;
     std::condition_variable cv_;
     std::deque<Event> events_;
-    // Output thread only:
-    std::chrono::steady_clock::time_point submitted_, last_token_;
-    int tokens_ = 0;
 };
 
 class EventRouter {
@@ -41,10 +39,17 @@ public:
     // router's use; the engine must be destroyed (its threads stopped) before the router.
     EventRouter(Engine& engine, ServerMetrics& metrics);
 
-    // Submits `request` and returns the stream its events come to.
-    std::shared_ptr<RequestStream> submit(Request request);
-    // Ends the request in the engine (a client that went away): its KV blocks are freed within a step.
-    void cancel(RequestId id) { engine_.cancel(id); }
+    // Submits `request` `n` times (choice i with the request's seed plus i, or one the engine picks)
+    // and returns the stream their events come to. Not Engine::fork: a fork continues its parent from
+    // wherever the parent stands when the fork reaches the core, which may be after the parent's first
+    // tokens (then the choices would share them). Independent requests share the prompt's KV blocks
+    // through the prefix cache once one has computed them.
+    std::shared_ptr<RequestStream> submit(Request request, int n = 1);
+    // Ends every request of the stream in the engine (a client that went away): their KV blocks are
+    // freed within a step.
+    void cancel(const RequestStream& stream) {
+        for (RequestId id : stream.ids()) engine_.cancel(id);
+    }
     // Requests whose last event has not come yet.
     size_t in_flight() const;
 
@@ -54,7 +59,13 @@ private:
     Engine& engine_;
     ServerMetrics& metrics_;
     mutable std::mutex mutex_;
-    std::unordered_map<RequestId, std::shared_ptr<RequestStream>> streams_;
+    struct Route {
+        std::shared_ptr<RequestStream> stream;
+        // Output thread only (latency metrics):
+        std::chrono::steady_clock::time_point submitted, last_token;
+        int tokens = 0;
+    };
+    std::unordered_map<RequestId, Route> routes_;
 };
 
 }  // namespace folio::server

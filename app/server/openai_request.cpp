@@ -157,8 +157,6 @@ void parse_stop(const json& body, Request& out) {
 // What Folio cannot do yet is refused by name: a client asking for it would otherwise get something
 // other than what it asked for without knowing.
 void refuse_unsupported(const json& body, Endpoint endpoint) {
-    if (auto n = get_integer(body, "n", 1, 128); n && *n != 1)
-        throw unsupported("n", "n > 1 (several choices per request; the threaded engine cannot fork a request yet)");
     if (auto b = get_integer(body, "best_of", 1, 128); b && *b != 1) throw unsupported("best_of", "best_of > 1");
     if (endpoint == Endpoint::ChatCompletions) {
         if (auto lp = get_bool(body, "logprobs"); lp && *lp) throw unsupported("logprobs", "logprobs (the engine does not report them yet)");
@@ -200,6 +198,7 @@ ApiRequest parse_api_request(std::string_view body_text, Endpoint endpoint, cons
         out.model = m->get<std::string>();
     }
     refuse_unsupported(body, endpoint);
+    out.n = int(get_integer(body, "n", 1, kMaxChoices).value_or(1));
     if (endpoint == Endpoint::ChatCompletions) {
         if (body.contains("prompt")) throw bad_field("prompt", "prompt belongs to /v1/completions; a chat request gives messages");
         parse_messages(body, out.request);

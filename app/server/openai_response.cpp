@@ -35,24 +35,27 @@ json header_json(const ResponseHeader& h, bool chunk) {
 
 }  // namespace
 
-json full_response(const ResponseHeader& h, const std::string& text, FinishReason reason, const Usage& usage) {
+json full_response(const ResponseHeader& h, const std::vector<Choice>& choices, const Usage& usage) {
     json j = header_json(h, false);
-    json choice = {{"index", 0}};
-    if (h.endpoint == Endpoint::ChatCompletions)
-        choice["message"] = {{"role", "assistant"}, {"content", text}};
-    else
-        choice["text"] = text;
-    choice["logprobs"] = nullptr;
-    choice["finish_reason"] = openai_finish_reason(reason);
-    j["choices"] = json::array({choice});
+    j["choices"] = json::array();
+    for (size_t i = 0; i < choices.size(); ++i) {
+        json choice = {{"index", i}};
+        if (h.endpoint == Endpoint::ChatCompletions)
+            choice["message"] = {{"role", "assistant"}, {"content", choices[i].text}};
+        else
+            choice["text"] = choices[i].text;
+        choice["logprobs"] = nullptr;
+        choice["finish_reason"] = openai_finish_reason(choices[i].reason);
+        j["choices"].push_back(choice);
+    }
     j["usage"] = usage_json(usage);
     return j;
 }
 
-json stream_chunk(const ResponseHeader& h, const std::string& text, bool role_first, std::optional<FinishReason> finish,
+json stream_chunk(const ResponseHeader& h, int index, const std::string& text, bool role_first, std::optional<FinishReason> finish,
                   bool usage_null) {
     json j = header_json(h, true);
-    json choice = {{"index", 0}};
+    json choice = {{"index", index}};
     if (h.endpoint == Endpoint::ChatCompletions) {
         json delta = json::object();
         if (role_first) delta["role"] = "assistant";

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -31,13 +32,18 @@ const char* openai_finish_reason(FinishReason r);
 
 nlohmann::ordered_json usage_json(const Usage& u);
 
-// The whole (non-streaming) response.
-nlohmann::ordered_json full_response(const ResponseHeader& h, const std::string& text, FinishReason reason, const Usage& usage);
+struct Choice {
+    std::string text;
+    FinishReason reason = FinishReason::Eos;
+};
+
+// The whole (non-streaming) response, choices in index order.
+nlohmann::ordered_json full_response(const ResponseHeader& h, const std::vector<Choice>& choices, const Usage& usage);
 
 // One stream chunk. Chat: `role_first` puts {"role": "assistant"} in the delta (the first chunk);
 // `finish` closes the choice (its delta is empty for chat). `usage_null`: include_usage was asked,
 // so every choice chunk carries "usage": null.
-nlohmann::ordered_json stream_chunk(const ResponseHeader& h, const std::string& text, bool role_first,
+nlohmann::ordered_json stream_chunk(const ResponseHeader& h, int index, const std::string& text, bool role_first,
                             std::optional<FinishReason> finish, bool usage_null);
 // The extra chunk with include_usage: no choices, the usage.
 nlohmann::ordered_json usage_chunk(const ResponseHeader& h, const Usage& usage);

@@ -107,11 +107,35 @@ await check('sampling with a seed is reproducible', async () => {
   assert.equal(a.choices[0].message.content, b.choices[0].message.content);
 });
 
+await check('n choices, whole and streamed', async () => {
+  const g = await client.chat.completions.create({ messages: user, max_tokens: 24, temperature: 0, n: 3 });
+  assert.deepEqual(g.choices.map((c) => c.index), [0, 1, 2]);
+  for (const c of g.choices) { assert.equal(c.message.content, cliChat.text); assert.equal(c.finish_reason, 'length'); }
+  assert.equal(g.usage.completion_tokens, 72);
+  assert.equal(g.usage.prompt_tokens, cliChat.prompt_ids.length);
+  const p = { messages: user, max_tokens: 16, temperature: 1.0, seed: 11, n: 4 };
+  const whole = await client.chat.completions.create(p);
+  const stream = await client.chat.completions.create({ ...p, stream: true, stream_options: { include_usage: true } });
+  const texts = ['', '', '', ''], finishes = [null, null, null, null];
+  let usage = null;
+  for await (const c of stream) {
+    if (c.usage) usage = c.usage;
+    for (const ch of c.choices) {
+      texts[ch.index] += ch.delta.content ?? '';
+      if (ch.finish_reason) { assert.equal(finishes[ch.index], null); finishes[ch.index] = ch.finish_reason; }
+    }
+  }
+  assert.deepEqual(texts, whole.choices.map((c) => c.message.content), 'seeded choices are reproducible, choice by choice');
+  assert.deepEqual(finishes, whole.choices.map((c) => c.finish_reason));
+  assert.equal(usage.completion_tokens, whole.usage.completion_tokens);
+  assert.ok(new Set(texts).size > 1, `sampled choices should differ: ${JSON.stringify(texts)}`);
+});
+
 await check('errors arrive as the client library\'s error types', async () => {
   await assert.rejects(client.chat.completions.create({ messages: [{ role: 'wizard', content: 'x' }] }),
     (e) => e instanceof OpenAI.BadRequestError && e.param === 'messages[0].role');
-  await assert.rejects(client.chat.completions.create({ messages: user, n: 2 }),
-    (e) => e instanceof OpenAI.BadRequestError && e.param === 'n' && /not supported/.test(e.message));
+  await assert.rejects(client.chat.completions.create({ messages: user, logprobs: true }),
+    (e) => e instanceof OpenAI.BadRequestError && e.param === 'logprobs' && /not supported/.test(e.message));
   await assert.rejects(client.chat.completions.create({ model: 'gpt-4o', messages: user }),
     (e) => e instanceof OpenAI.NotFoundError && e.code === 'model_not_found');
   await assert.rejects(client.chat.completions.create({ messages: user, max_tokens: 5000 }),

@@ -45,6 +45,8 @@ TEST(OpenAiRequest, ChatFieldsBecomeTheEngineRequest) {
     EXPECT_EQ(r.request.stop.stop_strings, (std::vector<std::string>{"\n\n", "END"}));
     EXPECT_TRUE(r.stream);
     EXPECT_TRUE(r.include_usage);
+    EXPECT_EQ(r.n, 1);
+    EXPECT_EQ(chat(R"({"messages":[{"role":"user","content":"x"}],"n":4})").n, 4);
 }
 
 TEST(OpenAiRequest, DefaultsComeFromTheCheckpointThenOpenAi) {
@@ -81,7 +83,7 @@ TEST(OpenAiRequest, EachBadFieldIsNamed) {
              {"max_tokens", "0"}, {"max_tokens", "1e30"}, {"max_tokens", "\"5\""}, {"max_completion_tokens", "-3"},
              {"temperature", "-0.1"}, {"temperature", "true"}, {"top_p", "1.5"}, {"top_k", "-2"}, {"min_p", "2"},
              {"presence_penalty", "3"}, {"frequency_penalty", "-3"}, {"repetition_penalty", "0"}, {"seed", "1.5"},
-             {"seed", "18446744073709551616"}, {"stop", "5"}, {"stop", "[\"\"]"}, {"stream", "\"yes\""}, {"n", "3"},
+             {"seed", "18446744073709551616"}, {"stop", "5"}, {"stop", "[\"\"]"}, {"stream", "\"yes\""}, {"n", "0"}, {"n", "17"},
              {"logprobs", "true"}, {"top_logprobs", "2"}, {"tools", "[{}]"}, {"logit_bias", "{\"1\":5}"},
              {"response_format", "{\"type\":\"json_object\"}"}, {"user", "1"}})
         EXPECT_EQ(refused_param("{" + ok + ",\"" + field + "\":" + value + "}"), field) << field << "=" << value;
@@ -95,17 +97,20 @@ TEST(OpenAiRequest, EachBadFieldIsNamed) {
 
 TEST(OpenAiResponse, ShapesFollowOpenAi) {
     const ResponseHeader h{Endpoint::ChatCompletions, "chatcmpl-1", 7, "m"};
-    const auto full = full_response(h, "hi", FinishReason::StopString, {3, 2, 1});
+    const auto full = full_response(h, {{"hi", FinishReason::StopString}, {"ho", FinishReason::Length}}, {3, 2, 1});
     EXPECT_EQ(full["object"], "chat.completion");
     EXPECT_EQ(full["choices"][0]["message"]["content"], "hi");
     EXPECT_EQ(full["choices"][0]["finish_reason"], "stop");
+    EXPECT_EQ(full["choices"][1]["index"], 1);
+    EXPECT_EQ(full["choices"][1]["finish_reason"], "length");
     EXPECT_EQ(full["usage"]["total_tokens"], 5);
     EXPECT_EQ(full["usage"]["prompt_tokens_details"]["cached_tokens"], 1);
-    const auto first = stream_chunk(h, "", true, std::nullopt, false);
+    const auto first = stream_chunk(h, 0, "", true, std::nullopt, false);
     EXPECT_EQ(first["choices"][0]["delta"]["role"], "assistant");
     EXPECT_FALSE(first.contains("usage"));
-    const auto last = stream_chunk(h, "", false, FinishReason::ContextFull, true);
+    const auto last = stream_chunk(h, 2, "", false, FinishReason::ContextFull, true);
     EXPECT_TRUE(last["choices"][0]["delta"].empty());
+    EXPECT_EQ(last["choices"][0]["index"], 2);
     EXPECT_EQ(last["choices"][0]["finish_reason"], "length");
     EXPECT_TRUE(last["usage"].is_null());
     EXPECT_EQ(sse_event(usage_chunk(h, {1, 1, 0})).rfind("data: {", 0), 0u);

@@ -74,7 +74,7 @@ check overflow_number 400 "number overflow" "${auth[@]}" "${chat[@]}" -d '{"mess
 check top_p_zero 400 '"param":"top_p"' "${auth[@]}" "${chat[@]}" -d '{"messages":[{"role":"user","content":"hi"}],"top_p":0}'
 check stop_type 400 '"param":"stop"' "${auth[@]}" "${chat[@]}" -d '{"messages":[{"role":"user","content":"hi"}],"stop":[1]}'
 check stop_empty 400 "empty string" "${auth[@]}" "${chat[@]}" -d '{"messages":[{"role":"user","content":"hi"}],"stop":""}'
-check n_two 400 '"param":"n"' "${auth[@]}" "${chat[@]}" -d '{"messages":[{"role":"user","content":"hi"}],"n":2}'
+check n_too_many 400 '"param":"n"' "${auth[@]}" "${chat[@]}" -d '{"messages":[{"role":"user","content":"hi"}],"n":100}'
 check logprobs 400 '"param":"logprobs"' "${auth[@]}" "${chat[@]}" -d '{"messages":[{"role":"user","content":"hi"}],"logprobs":true}'
 check stream_options 400 '"param":"stream_options"' "${auth[@]}" "${chat[@]}" -d '{"messages":[{"role":"user","content":"hi"}],"stream_options":{"include_usage":true}}'
 check unknown_model 404 model_not_found "${auth[@]}" "${chat[@]}" -d '{"model":"gpt-9","messages":[{"role":"user","content":"hi"}]}'

@@ -40,8 +40,7 @@ LinearRunner::LinearRunner(const DeviceModel& model, int max_rows, int sm_count,
     policy_.awq_dequant_min_rows = 0;
 #endif
     std::vector<const DeviceLinear*> all{&model.lm_head};
-    for (const auto& l : model.layers)
-        for (const DeviceLinear* x : {&l.qkv, &l.o_proj, &l.gate_up, &l.down}) all.push_back(x);
+    for (const DeviceLinear& l : model.linears) all.push_back(&l);
     // The largest split-K scratch any shape up to max_rows can ask for.
     size_t partials = 0;
     int counters = 0;

@@ -1,4 +1,4 @@
-// folio-cli: the engine from a terminal (generate, chat, tokenize, template).
+// folio-cli: the engine from a terminal (generate, chat, tokenize, detokenize, template).
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -20,7 +20,8 @@ void usage(FILE* out) {
         "  generate --model DIR|dummy:NAME --prompt TEXT --max-tokens N [--temperature T --top-p P\n"
         "           --top-k K --min-p M --repetition-penalty R --seed S --stop STR] [--raw] [--json]\n"
         "  chat     --model DIR|dummy:NAME [--system TEXT] [sampling options]\n"
-        "  tokenize --model DIR (--text TEXT | --file F) [--bos] --json\n"
+        "  tokenize --model DIR (--text TEXT | --file F) [--bos | --add-special-tokens] [--json]\n"
+        "  detokenize --model DIR --ids 1,2,3 [--skip-special-tokens] [--json]\n"
         "  template --model DIR --messages FILE.json [--add-generation-prompt]\n"
         "\n"
         "every command takes --backend auto|cpu|cuda (auto: CUDA when a GPU is present)\n");
@@ -41,6 +42,7 @@ int main(int argc, char** argv) {
         if (cmd == "chat") return folio::cli::run_chat(argc, argv, 2);
         if (cmd == "tokenize") return folio::cli::run_tokenize(argc, argv, 2);
         if (cmd == "template") return folio::cli::run_template(argc, argv, 2);
+        if (cmd == "detokenize") return folio::cli::run_detokenize(argc, argv, 2);
         std::fprintf(stderr, "folio-cli: unknown command '%s'\n", cmd.c_str());
         usage(stderr);
         return 2;

@@ -36,8 +36,13 @@ namespace {
 
 // A plan function's slip (a reference outside the tables, a window the engine would release blocks
 // under) would read the wrong memory in a backend: caught here, once, for every family.
-void check_plan(const ModelPlan& p, int num_layers) {
+void check_plan(const ModelPlan& p, const ModelConfig& config) {
+    const int num_layers = config.num_layers;
     auto fail = [&](const std::string& what) { throw Error("the " + p.architecture + " plan is inconsistent: " + what); };
+    // The engine frees KV blocks by attention_window(config) (runtime/engine_core.cpp); no layer may
+    // read further back than that.
+    if (p.kv_window != attention_window(config))
+        fail("its KV window " + std::to_string(p.kv_window) + " is not the config's " + std::to_string(attention_window(config)));
     if (int(p.layers.size()) != num_layers)
         fail(std::to_string(p.layers.size()) + " layers planned for " + std::to_string(num_layers) + " in config.json");
     auto linear = [&](LinearRef r) {
@@ -79,7 +84,7 @@ ModelPlan plan_model(const ModelConfig& config, const ModelWeights& weights) {
         throw Error("the weights hold " + std::to_string(weights.layers.size()) + " layers but config.json says " +
                     std::to_string(config.num_layers));
     ModelPlan plan = a->plan(config, weights);
-    check_plan(plan, config.num_layers);
+    check_plan(plan, config);
     return plan;
 }
 

@@ -28,8 +28,15 @@ struct Tiny {
     ModelWeights weights = dummy_weights(config, 7);
 };
 
+// Generated once (the random embedding tables take most of this test's time); tests that change the
+// config or the weights change a copy (the copies share the weights' memory).
+const Tiny& tiny() {
+    static const Tiny t;
+    return t;
+}
+
 TEST(LayerPlan, LlamaLayersAreTheLlamaDecoderLayer) {
-    const Tiny m;
+    const Tiny& m = tiny();
     const ModelConfig& c = m.config;
     const ModelPlan p = plan_model(c, m.weights);
     EXPECT_EQ(p.architecture, "LlamaForCausalLM");
@@ -97,7 +104,7 @@ TEST(LayerPlan, TiedEmbeddingsReadTheEmbeddingTable) {
 }
 
 TEST(LayerPlan, MistralAttendsItsSlidingWindowInEveryLayerAndLlamaIgnoresIt) {
-    Tiny m;
+    Tiny m = tiny();
     m.config.sliding_window = 64;
     for (const char* arch : {"MistralForCausalLM", "LlamaForCausalLM"}) {
         m.config.architecture = arch;
@@ -131,7 +138,7 @@ TEST(LayerPlan, TheConfigParserGoesThroughTheArchitectureTable) {
 }
 
 TEST(LayerPlan, PlanningRefusesWhatTheTableDoesNotKnowAndWeightsThatDoNotMatch) {
-    Tiny m;
+    Tiny m = tiny();
     m.config.architecture = "GPT2LMHeadModel";  // set after parsing, as a test or a caller might
     try {
         plan_model(m.config, m.weights);
@@ -151,7 +158,7 @@ TEST(LayerPlan, PlanningRefusesWhatTheTableDoesNotKnowAndWeightsThatDoNotMatch) 
 }
 
 TEST(LayerPlan, RefusalsNameBackendArchitectureLayerStepAndOption) {
-    const Tiny m;
+    const Tiny& m = tiny();
     const ModelPlan p = plan_model(m.config, m.weights);
     try {
         refuse_plan("CPU backend", p, 2, p.layers[2].steps[1], "projection biases are not supported yet");

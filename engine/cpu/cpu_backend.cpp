@@ -70,11 +70,22 @@ public:
         : model_(model), cfg_(model.config), pool_(options.num_threads), plan_(plan_model(model.config, model.weights)) {
         check_cpu_plan(plan_);
         cpu::kernels();  // an unusable FOLIO_CPU_ISA fails here, not in the middle of a step
-        act_parts_ = options.cpu_int8_activations ? 1 : 3;
-        // The plan lists the linears in the order a step runs them: AWQ ones are packed in that order.
+        act_parts_ = options.cpu_activations == CpuActivations::Exact ? 3 : 1;
+        // The plan lists the linears in the order a step runs them (lm_head last): AWQ ones are
+        // packed in that order.
         std::vector<const Linear*> order;
         for (const NamedLinear& l : plan_.linears) order.push_back(l.linear);
-        linears_ = cpu::prepare_linears(order);
+        // The int8 mode of a 4-bit model keeps its dense lm_head in 8 bits (a quarter of a decode
+        // step's bytes in fp16; llama.cpp's 4-bit mixes keep it in 6): multiplied by the same int8
+        // activations on the integer kernels, per group of the model's AWQ group size.
+        std::vector<int> q8_group(order.size(), 0);
+        const Linear& head = plan_.linear(plan_.lm_head);
+        const int g = model.config.quant.group_size;
+        if (act_parts_ == 1 && model.config.quant.method == QuantConfig::Method::Awq && head.kind == Linear::Kind::Dense &&
+            head.in % g == 0 && head.out % 8 == 0)
+            q8_group[size_t(plan_.lm_head.index)] = g;
+        linears_ = cpu::prepare_linears(order, q8_group);
+        for (const auto& p : linears_) streamed_bytes_ += cpu::streamed_bytes(p);
         f32_.resize(plan_.tensors.size());
         auto norm_weight = [&](TensorRef r) { f32_[size_t(r.index)] = to_f32(plan_.tensor(r)); };
         for (const LayerPlan& layer : plan_.layers)
@@ -86,8 +97,8 @@ public:
 
     std::string name() const override { return "cpu"; }
     std::string device_name() const override {
-        return cpu_model_name() + " (" + std::to_string(pool_.size()) + " threads, " + cpu::kernels().isa +
-               (act_parts_ == 1 ? ", int8 activations" : "") + ")";
+        return cpu_model_name() + " (" + std::to_string(pool_.size()) + " threads, " + (act_parts_ == 1 ? "int8" : "exact") +
+               " activations, " + cpu::kernels().isa + ")";
     }
 
     size_t kv_bytes_per_block(const KvLayout& layout) const override { return layout.bytes_per_block(sizeof(float)); }
@@ -133,7 +144,7 @@ public:
         statm >> pages >> resident;
         m.device_used = uint64_t(resident) * uint64_t(sysconf(_SC_PAGE_SIZE));
         m.device_total = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGE_SIZE));
-        m.weights = model_.weights.bytes_per_token;
+        m.weights = streamed_bytes_;  // the linears as this backend holds them (packed, 8-bit lm_head)
         m.kv_cache = uint64_t(layout_.num_blocks) * kv_bytes_per_block(layout_);
         return m;
     }
@@ -175,6 +186,7 @@ private:
     std::vector<cpu::PreparedLinear> linears_;  // plan_.linears, as the CPU kernels read them
     std::vector<std::vector<float>> f32_;       // plan_.tensors that steps read in fp32 (norm weights); others empty
     int act_parts_ = 3;
+    uint64_t streamed_bytes_ = 0;
     cpu::QuantizedActs acts_;
     KvLayout layout_;
     std::vector<std::vector<float>> k_pool_, v_pool_;

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "engine/core/error.h"
+#include "engine/model/architectures.h"
 
 namespace folio {
 
@@ -117,15 +118,14 @@ ModelConfig parse_model_config(const std::string& json_text, const std::string& 
         if (!j["architectures"].is_array() || j["architectures"].empty() || !j["architectures"][0].is_string())
             r.fail("\"architectures\" must be a list of names");
         c.architecture = j["architectures"][0].get<std::string>();
-    } else if (c.model_type == "llama") {
-        c.architecture = "LlamaForCausalLM";
-    } else if (c.model_type == "mistral") {
-        c.architecture = "MistralForCausalLM";
+    } else if (const Architecture* a = find_architecture_by_model_type(c.model_type)) {
+        c.architecture = a->name;
     }
-    if (c.architecture != "LlamaForCausalLM" && c.architecture != "MistralForCausalLM")
-        r.fail("unknown architecture \"" + (c.architecture.empty() ? c.model_type : c.architecture) +
-               "\": Folio runs LlamaForCausalLM and MistralForCausalLM checkpoints");
-    if (c.model_type.empty()) c.model_type = c.architecture == "MistralForCausalLM" ? "mistral" : "llama";
+    const Architecture* arch = find_architecture(c.architecture);
+    if (!arch)
+        r.fail("unknown architecture \"" + (c.architecture.empty() ? c.model_type : c.architecture) + "\": Folio runs " +
+               architecture_names() + " checkpoints");
+    if (c.model_type.empty()) c.model_type = arch->model_type;
 
     c.hidden_size = r.positive_int("hidden_size");
     c.intermediate_size = r.positive_int("intermediate_size");
@@ -229,7 +229,8 @@ ModelConfig load_model_config(const std::string& model_dir) {
 }
 
 int attention_window(const ModelConfig& config) {
-    if (config.architecture != "MistralForCausalLM" || !config.sliding_window) return 0;
+    const Architecture* arch = find_architecture(config.architecture);
+    if (!arch || !arch->honours_sliding_window || !config.sliding_window) return 0;
     return *config.sliding_window >= config.max_position_embeddings ? 0 : *config.sliding_window;
 }
 

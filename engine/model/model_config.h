@@ -30,7 +30,7 @@ struct QuantConfig {
 };
 
 struct ModelConfig {
-    std::string architecture;  // "LlamaForCausalLM" or "MistralForCausalLM"
+    std::string architecture;  // a name of the architecture table (architectures.h): "LlamaForCausalLM", ...
     std::string model_type;    // "llama", "mistral"
     int hidden_size = 0;
     int intermediate_size = 0;
@@ -53,16 +53,17 @@ struct ModelConfig {
 
 // Parses config.json (and the AWQ side files next to it). Throws folio::Error naming the file and the
 // field when a value is missing, of the wrong type, inconsistent (e.g. heads not dividing hidden size)
-// or when the architecture is not a supported Llama-family one.
+// or when the architecture is not in the architecture table (architectures.h).
 ModelConfig load_model_config(const std::string& model_dir);
 
 // Same, from an already parsed JSON text; `source` names the file in error messages.
 ModelConfig parse_model_config(const std::string& json_text, const std::string& source);
 
-// The sliding window attention uses, in keys (0: every earlier key is attended). transformers applies
-// `sliding_window` in Mistral's attention only (Llama's ignores the field, which some Llama-architecture
-// configs carry); a window covering the whole context changes nothing, so it reads as 0 too. Both
-// backends take it from here so their masks cannot drift apart.
+// The sliding window attention uses, in keys (0: every earlier key is attended), and by which the KV
+// cache may release blocks. transformers applies `sliding_window` in Mistral's attention only (the
+// architecture table's honours_sliding_window; Llama's attention ignores the field, which some
+// Llama-architecture configs carry); a window covering the whole context changes nothing, so it reads
+// as 0 too. The plan functions and the engine take it from here so masks and releases agree.
 int attention_window(const ModelConfig& config);
 
 }  // namespace folio

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <thread>
 #include <unistd.h>
 
@@ -87,11 +88,17 @@ public:
         linears_ = cpu::prepare_linears(order, q8_group);
         for (const auto& p : linears_) streamed_bytes_ += cpu::streamed_bytes(p);
         f32_.resize(plan_.tensors.size());
-        auto norm_weight = [&](TensorRef r) { f32_[size_t(r.index)] = to_f32(plan_.tensor(r)); };
+        auto to_f32_once = [&](TensorRef r) {
+            if (r.present() && f32_[size_t(r.index)].empty()) f32_[size_t(r.index)] = to_f32(plan_.tensor(r));
+        };
         for (const LayerPlan& layer : plan_.layers)
-            for (const LayerStep& step : layer.steps)
-                if (const auto* n = std::get_if<RmsNorm>(&step)) norm_weight(n->weight);
-        norm_weight(plan_.final_norm.weight);
+            for (const LayerStep& step : layer.steps) {
+                if (const auto* n = std::get_if<RmsNorm>(&step)) to_f32_once(n->weight);
+                if (const auto* q = std::get_if<QkvProjection>(&step))
+                    for (TensorRef b : {q->q_bias, q->k_bias, q->v_bias}) to_f32_once(b);
+                if (const auto* h = std::get_if<HeadNorm>(&step)) to_f32_once(h->q_weight), to_f32_once(h->k_weight);
+            }
+        to_f32_once(plan_.final_norm.weight);
         if (options.progress) options.progress(1.0f);
     }
 
@@ -184,7 +191,7 @@ private:
     mutable ThreadPool pool_;
     const ModelPlan plan_;
     std::vector<cpu::PreparedLinear> linears_;  // plan_.linears, as the CPU kernels read them
-    std::vector<std::vector<float>> f32_;       // plan_.tensors that steps read in fp32 (norm weights); others empty
+    std::vector<std::vector<float>> f32_;       // plan_.tensors that steps read in fp32 (norm weights, biases); others empty
     int act_parts_ = 3;
     uint64_t streamed_bytes_ = 0;
     cpu::QuantizedActs acts_;
@@ -277,6 +284,10 @@ void CpuBackend::forward(const ForwardBatch& batch, std::vector<float>& logits) 
     }
     logits.resize(size_t(rows) * c.vocab_size);
     if (rows > 0) cpu::run_linears({{&linear(plan_.lm_head), logits.data()}}, s_.logits_in.data(), rows, act_parts_, acts_, pool_);
+    // Padding rows of the embedding (ids the tokenizer does not have) can never be sampled.
+    for (int i = 0; i < rows; ++i)
+        std::fill(logits.begin() + ptrdiff_t(i) * c.vocab_size + plan_.sampled_vocab, logits.begin() + ptrdiff_t(i + 1) * c.vocab_size,
+                  -std::numeric_limits<float>::infinity());
 }
 
 void CpuBackend::run(const RmsNorm& s, const StepArgs& a) {
@@ -290,10 +301,28 @@ void CpuBackend::run(const QkvProjection& s, const StepArgs& a) {
     // q [T, q_dim], k and v [T, kv_dim]
     cpu::run_linears({{&linear(s.q), s_.q.data()}, {&linear(s.k), s_.k.data()}, {&linear(s.v), s_.v.data()}}, s_.xn.data(), a.T,
                      act_parts_, acts_, pool_);
+    // Qwen2's biases: added to the fp32 products, as nn.Linear adds them.
+    const int q_dim = cfg_.num_heads * cfg_.head_dim, kv_dim = cfg_.num_kv_heads * cfg_.head_dim;
+    const auto add_bias = [&](TensorRef bias, float* rows, int dim) {
+        if (!bias.present()) return;
+        const float* b = f32(bias);
+        for (int t = 0; t < a.T; ++t)
+            for (int i = 0; i < dim; ++i) rows[size_t(t) * dim + i] += b[i];
+    };
+    add_bias(s.q_bias, s_.q.data(), q_dim);
+    add_bias(s.k_bias, s_.k.data(), kv_dim);
+    add_bias(s.v_bias, s_.v.data(), kv_dim);
 }
 
-void CpuBackend::run(const HeadNorm&, const StepArgs&) {
-    throw Error("CPU backend: a q/k head norm step reached forward(); check_cpu_plan refuses it at load");
+void CpuBackend::run(const HeadNorm& s, const StepArgs& a) {
+    // Every head row of q and of k, over head_dim, in place.
+    const int hd = cfg_.head_dim;
+    pool_.parallel_for(a.T, 1, [&](int64_t b, int64_t e) {
+        cpu::rms_norm(s_.q.data() + size_t(b) * cfg_.num_heads * hd, f32(s.q_weight), s_.q.data() + size_t(b) * cfg_.num_heads * hd,
+                      int(e - b) * cfg_.num_heads, hd, s.eps);
+        cpu::rms_norm(s_.k.data() + size_t(b) * cfg_.num_kv_heads * hd, f32(s.k_weight), s_.k.data() + size_t(b) * cfg_.num_kv_heads * hd,
+                      int(e - b) * cfg_.num_kv_heads, hd, s.eps);
+    });
 }
 
 void CpuBackend::run(const Rope& s, const StepArgs& a) {
@@ -364,13 +393,22 @@ void CpuBackend::run(const GatedMlp& s, const StepArgs& a) {
 }  // namespace
 
 void check_cpu_plan(const ModelPlan& plan) {
-    const std::string backend = "CPU backend";
+    // Every step and option layer_plan.h defines runs here; what remains to check is that a step's
+    // tensors have the shapes its loop reads (a plan built by hand, as tests do, could differ).
     for (int l = 0; l < int(plan.layers.size()); ++l)
         for (const LayerStep& step : plan.layers[size_t(l)].steps) {
-            if (const auto* s = std::get_if<QkvProjection>(&step); s && (s->q_bias.present() || s->k_bias.present() || s->v_bias.present()))
-                refuse_plan(backend, plan, l, step, "projection biases are not supported yet (this version of Folio cannot run this model)");
-            if (std::holds_alternative<HeadNorm>(step))
-                refuse_plan(backend, plan, l, step, "per-head q/k norms are not supported yet (this version of Folio cannot run this model)");
+            const auto check = [&](TensorRef r, int64_t n) {
+                if (r.present() && plan.tensor(r).numel() != n)
+                    refuse_plan("CPU backend", plan, l, step,
+                                plan.name(r) + " has " + std::to_string(plan.tensor(r).numel()) + " values, not " + std::to_string(n));
+            };
+            if (const auto* s = std::get_if<QkvProjection>(&step)) {
+                check(s->q_bias, plan.linear(s->q).out);
+                check(s->k_bias, plan.linear(s->k).out);
+                check(s->v_bias, plan.linear(s->v).out);
+            }
+            // q's and k's heads are both head_dim wide: one size for both weights.
+            if (const auto* s = std::get_if<HeadNorm>(&step)) check(s->q_weight, plan.tensor(s->k_weight).numel());
         }
 }
 

@@ -2,14 +2,19 @@
 
 #include "engine/core/error.h"
 #include "engine/model/llama_plan.h"
+#include "engine/model/qwen_plan.h"
 
 namespace folio {
 
 const std::vector<Architecture>& architectures() {
-    // vLLM and transformers run Mistral as Llama with a sliding window; so do we.
+    // vLLM and transformers run Mistral as Llama with a sliding window; so do we. Qwen2 and Qwen3
+    // are Llama's layer with one change each (qwen_plan.h); their sliding_window field applies only
+    // with use_sliding_window, which the config parser refuses.
     static const std::vector<Architecture> table = {
-        {"LlamaForCausalLM", "llama", false, plan_llama},
-        {"MistralForCausalLM", "mistral", true, plan_llama},
+        {"LlamaForCausalLM", "llama", false, false, false, plan_llama},
+        {"MistralForCausalLM", "mistral", true, false, false, plan_llama},
+        {"Qwen2ForCausalLM", "qwen2", false, true, false, plan_qwen2},
+        {"Qwen3ForCausalLM", "qwen3", false, false, true, plan_qwen3},
     };
     return table;
 }
@@ -55,6 +60,8 @@ void check_plan(const ModelPlan& p, const ModelConfig& config) {
     tensor(p.embed, true);
     tensor(p.final_norm.weight, true);
     linear(p.lm_head);
+    if (p.sampled_vocab <= 0 || p.sampled_vocab > config.vocab_size)
+        fail("it samples " + std::to_string(p.sampled_vocab) + " of the " + std::to_string(config.vocab_size) + " logits");
     for (size_t l = 0; l < p.layers.size(); ++l)
         for (const LayerStep& step : p.layers[l].steps) {
             if (const auto* s = std::get_if<RmsNorm>(&step)) tensor(s->weight, true);

@@ -18,6 +18,8 @@ struct Architecture {
     // config.json's "sliding_window" applies to every layer's attention (transformers' Mistral); Llama's
     // attention ignores the field, which some Llama-architecture configs carry.
     bool honours_sliding_window;
+    bool qkv_bias;    // q_proj, k_proj and v_proj carry biases whatever attention_bias says (Qwen2)
+    bool head_norms;  // self_attn.q_norm / k_norm: per-head RMS norms of q and k before RoPE (Qwen3)
     ModelPlan (*plan)(const ModelConfig&, const ModelWeights&);
 };
 

@@ -109,6 +109,9 @@ struct ModelPlan {
     // tokenizer's: those ids are padding).
     RmsNorm final_norm;
     LinearRef lm_head;
+    // Logits of ids at or past this are -inf, so no sampler can pick them: the embedding rows past the
+    // tokenizer's last id (Qwen pads 151669 tokens to 151936 rows), which decode to nothing.
+    int sampled_vocab = 0;
     bool tied_embeddings = false;  // lm_head is a view of the embedding table
     std::vector<std::vector<float>> rope_tables;  // inv_freq [head_dim / 2] each
     // The window by which the engine may release KV blocks (attention_window(config)): every layer's

@@ -1,5 +1,6 @@
 #include "engine/model/llama_plan.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "engine/model/rope.h"
@@ -42,6 +43,7 @@ ModelPlan plan_llama(const ModelConfig& c, const ModelWeights& w) {
     // copy of lm_head is stored).
     p.tied_embeddings = w.lm_head.kind == Linear::Kind::Dense && w.lm_head.dense.data == w.embed_tokens.data;
     p.lm_head = p.add_linear(p.tied_embeddings ? "model.embed_tokens" : "lm_head", w.lm_head);
+    p.sampled_vocab = c.decodable_vocab > 0 ? std::min(c.decodable_vocab, c.vocab_size) : c.vocab_size;
     return p;
 }
 

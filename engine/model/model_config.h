@@ -9,7 +9,8 @@
 
 namespace folio {
 
-// Llama-3.1 style "llama3" rope scaling, or linear/dynamic-free "linear" scaling.
+// Llama-3.1 style "llama3" rope scaling, or linear/dynamic-free "linear" scaling. Read from
+// "rope_scaling" or, as transformers 5 writes it, from "rope_parameters" (which also holds rope_theta).
 struct RopeScaling {
     std::string type;  // "llama3" or "linear"
     float factor = 1.0f;
@@ -31,7 +32,7 @@ struct QuantConfig {
 
 struct ModelConfig {
     std::string architecture;  // a name of the architecture table (architectures.h): "LlamaForCausalLM", ...
-    std::string model_type;    // "llama", "mistral"
+    std::string model_type;    // "llama", "mistral", "qwen2", "qwen3"
     int hidden_size = 0;
     int intermediate_size = 0;
     int num_layers = 0;
@@ -47,6 +48,10 @@ struct ModelConfig {
     bool tie_word_embeddings = false;
     int bos_token_id = 1;
     std::vector<int> eos_token_ids{2};
+    // Not from config.json: the tokenizer's size when the model's loader knows it (load_model). Ids at or
+    // past it are embedding rows padded past the tokenizer (Qwen: 151936 rows, 151669 tokens): they
+    // decode to nothing, so they are never sampled (ModelPlan::sampled_vocab). 0: every id is a token.
+    int decodable_vocab = 0;
     DType torch_dtype = DType::F16;
     QuantConfig quant;
 };

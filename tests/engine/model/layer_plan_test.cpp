@@ -121,19 +121,19 @@ TEST(LayerPlan, TheConfigParserGoesThroughTheArchitectureTable) {
         EXPECT_EQ(find_architecture(a.name), &a);
         EXPECT_EQ(find_architecture_by_model_type(a.model_type), &a);
     }
-    EXPECT_EQ(find_architecture("Qwen2ForCausalLM"), nullptr);
-    EXPECT_EQ(architecture_names(), "LlamaForCausalLM, MistralForCausalLM");
+    EXPECT_EQ(find_architecture("Gemma2ForCausalLM"), nullptr);
+    EXPECT_EQ(architecture_names(), "LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM");
     nlohmann::json j = {{"model_type", "mistral"},   {"hidden_size", 64},      {"intermediate_size", 128},
                         {"num_hidden_layers", 2},    {"num_attention_heads", 4}, {"vocab_size", 100}};
     EXPECT_EQ(parse_model_config(j.dump(), "config.json").architecture, "MistralForCausalLM");  // by model_type
-    j["architectures"] = {"Qwen2ForCausalLM"};
+    j["architectures"] = {"Gemma2ForCausalLM"};
     try {
         parse_model_config(j.dump(), "config.json");
         FAIL() << "an architecture outside the table was accepted";
     } catch (const Error& e) {
         const std::string msg = e.what();
-        EXPECT_NE(msg.find("config.json: unknown architecture \"Qwen2ForCausalLM\""), std::string::npos) << msg;
-        EXPECT_NE(msg.find("LlamaForCausalLM, MistralForCausalLM"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("config.json: unknown architecture \"Gemma2ForCausalLM\""), std::string::npos) << msg;
+        EXPECT_NE(msg.find("LlamaForCausalLM, MistralForCausalLM, Qwen2ForCausalLM, Qwen3ForCausalLM"), std::string::npos) << msg;
     }
 }
 

@@ -6,6 +6,7 @@ import Folio.Ui
 
 // A fenced code block: language label, copy button, monospaced text that scrolls sideways.
 Rectangle {
+    objectName: "codeBlock"
     id: code
     required property var modelData
     required property AppController app

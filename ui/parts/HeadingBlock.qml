@@ -3,6 +3,7 @@ import Folio.Ui
 
 // A Markdown heading (# to ######).
 Text {
+    objectName: "headingBlock"
     required property var modelData
     readonly property int level: modelData.level
     text: modelData.text

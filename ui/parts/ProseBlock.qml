@@ -4,6 +4,7 @@ import Folio.Ui
 // Paragraphs, lists, emphasis, inline code and links. Images were turned into links in C++, and
 // QML's network access is blocked, so nothing remote is ever loaded.
 TextEdit {
+    objectName: "proseBlock"
     required property var modelData
     text: modelData.text
     textFormat: TextEdit.MarkdownText

@@ -3,6 +3,7 @@ import Folio.Ui
 
 // A block quote: muted text behind an accent bar.
 Item {
+    objectName: "quoteBlock"
     id: quote
     required property var modelData
     implicitHeight: body.implicitHeight + Theme.xs

@@ -4,9 +4,8 @@ import Folio.Ui
 // A Markdown heading (# to ######).
 Text {
     objectName: "headingBlock"
-    required property var modelData
-    readonly property int level: modelData.level
-    text: modelData.text
+    required text  // the role, into Text's own property
+    required property int level
     textFormat: Text.PlainText
     wrapMode: Text.Wrap
     color: Theme.text

@@ -5,8 +5,7 @@ import Folio.Ui
 // QML's network access is blocked, so nothing remote is ever loaded.
 TextEdit {
     objectName: "proseBlock"
-    required property var modelData
-    text: modelData.text
+    required text  // the role, into TextEdit's own property
     textFormat: TextEdit.MarkdownText
     wrapMode: TextEdit.Wrap
     readOnly: true

@@ -26,6 +26,7 @@ packages=(
   qml6-module-qtqml-workerscript qml6-module-qtcore qml6-module-qttest qml6-module-qtquick-shapes
   qml6-module-qt-labs-platform qml6-module-qt-labs-settings qml6-module-qt-labs-qmlmodels
   libqt6sql6-sqlite libqt6svg6 fonts-inter dbus-daemon appstream
+  python3-numpy python3-sentencepiece
 )
 
 missing=()

@@ -1,4 +1,4 @@
-// folio-cli: the engine from a terminal (generate, chat, tokenize, detokenize, template).
+// folio-cli: the engine from a terminal (generate, chat, tokenize, detokenize, template, export).
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -23,8 +23,12 @@ void usage(FILE* out) {
         "  tokenize --model DIR (--text TEXT | --file F) [--bos | --add-special-tokens] [--json]\n"
         "  detokenize --model DIR --ids 1,2,3 [--skip-special-tokens] [--json]\n"
         "  template --model DIR --messages FILE.json [--add-generation-prompt]\n"
+        "  export   --model DIR|dummy:NAME --out DIR --tokenizer FILE|DIR [--format float|awq] [--group-size 128]\n"
+        "           writes a float model as a Hugging Face folder (floats, or AWQ 4-bit by round to nearest)\n"
         "\n"
-        "every command takes --backend auto|cpu|cuda (auto: CUDA when a GPU is present)\n");
+        "every command takes --backend auto|cpu|cuda (auto: CUDA when a GPU is present)\n"
+        "generate and chat take --cpu-activations int8|exact: the CPU backend's fast int8 activations (default)\n"
+        "           or its exact mode (three int8 parts, fp32-class results: the reference the tests use)\n");
 }
 
 }  // namespace
@@ -43,6 +47,7 @@ int main(int argc, char** argv) {
         if (cmd == "tokenize") return folio::cli::run_tokenize(argc, argv, 2);
         if (cmd == "template") return folio::cli::run_template(argc, argv, 2);
         if (cmd == "detokenize") return folio::cli::run_detokenize(argc, argv, 2);
+        if (cmd == "export") return folio::cli::run_export(argc, argv, 2);
         std::fprintf(stderr, "folio-cli: unknown command '%s'\n", cmd.c_str());
         usage(stderr);
         return 2;

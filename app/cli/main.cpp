@@ -1,4 +1,5 @@
-// folio-cli: the engine from a terminal (generate, chat, tokenize, detokenize, template, export).
+// folio-cli: the engine from a terminal (generate, chat, tokenize, detokenize, template, export) and the
+// model library (pull, models, rm).
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -23,6 +24,9 @@ void usage(FILE* out) {
         "  tokenize --model DIR (--text TEXT | --file F) [--bos | --add-special-tokens] [--json]\n"
         "  detokenize --model DIR --ids 1,2,3 [--skip-special-tokens] [--json]\n"
         "  template --model DIR --messages FILE.json [--add-generation-prompt]\n"
+        "  pull     ORG/NAME[@REVISION] [--include GLOB]... [--exclude GLOB]... [--all] [--jobs N] [--json]\n"
+        "  models   [--json] [--context N] [--folder DIR]... [--data-dir DIR]\n"
+        "  rm       ORG/NAME[@REVISION]\n"
         "  export   --model DIR|dummy:NAME --out DIR --tokenizer FILE|DIR [--format float|awq] [--group-size 128]\n"
         "           writes a float model as a Hugging Face folder (floats, or AWQ 4-bit by round to nearest)\n"
         "\n"
@@ -47,6 +51,9 @@ int main(int argc, char** argv) {
         if (cmd == "tokenize") return folio::cli::run_tokenize(argc, argv, 2);
         if (cmd == "template") return folio::cli::run_template(argc, argv, 2);
         if (cmd == "detokenize") return folio::cli::run_detokenize(argc, argv, 2);
+        if (cmd == "pull") return folio::cli::run_pull(argc, argv, 2);
+        if (cmd == "models") return folio::cli::run_models(argc, argv, 2);
+        if (cmd == "rm") return folio::cli::run_rm(argc, argv, 2);
         if (cmd == "export") return folio::cli::run_export(argc, argv, 2);
         std::fprintf(stderr, "folio-cli: unknown command '%s'\n", cmd.c_str());
         usage(stderr);

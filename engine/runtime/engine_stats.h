@@ -6,7 +6,7 @@
 
 #include "engine/backend/backend.h"
 #include "engine/kv/kv_counters.h"
-#include "engine/runtime/request.h"
+#include "engine/runtime/core_request.h"
 
 namespace folio {
 

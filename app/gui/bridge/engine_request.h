@@ -3,7 +3,7 @@
 // settings as SamplingParams and a max_tokens stop, the thinking switch as the template variable
 // enable_thinking. Apart from the worker so the chat tests can render what the engine would.
 #include "app/gui/bridge/bridge_types.h"
-#include "engine/runtime/request.h"
+#include "engine/frontdoor/request.h"
 
 namespace folio::app {
 

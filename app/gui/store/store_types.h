@@ -4,7 +4,7 @@
 #include <QString>
 #include <QtGlobal>
 
-#include "engine/runtime/request.h"
+#include "engine/runtime/core_request.h"
 
 namespace folio::app {
 

@@ -11,7 +11,7 @@
 
 #include "engine/cpu/cpu_backend.h"
 #include "engine/model/model.h"
-#include "engine/runtime/engine_core.h"
+#include "engine/frontdoor/sync_engine.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/request_outcomes.h"
 
@@ -25,12 +25,12 @@ std::shared_ptr<const Model> load(const std::string& fixture) {
     return m;
 }
 
-std::unique_ptr<EngineCore> make_core(const std::shared_ptr<const Model>& model, EngineOptions o) {
+std::unique_ptr<SyncEngine> make_core(const std::shared_ptr<const Model>& model, EngineOptions o) {
     if (o.num_kv_blocks == 0) o.num_kv_blocks = 512;
     BackendOptions b;
     b.num_threads = 1;  // the results do not depend on it; one thread avoids wake-ups on a busy CI machine
     b.cpu_activations = CpuActivations::Exact;  // compared with the fixtures' expected ids
-    return std::make_unique<EngineCore>(model, make_cpu_backend(*model, b), o);
+    return std::make_unique<SyncEngine>(model, make_cpu_backend(*model, b), o);
 }
 
 using Result = test::RequestOutcome;

@@ -15,17 +15,16 @@ namespace folio {
 inline constexpr float kFp8E4m3Max = 448.0f;
 inline constexpr float kFp8E5m2Max = 57344.0f;
 
-// An E4M3 code as fp16 bits, exactly (every E4M3 value is an fp16 value): the exponent is rebiased
-// from 7 to 15 by moving the fields and multiplying by 2^8 afterwards. The SIMD decoders use the same
-// trick (shift, fp16 -> fp32 in hardware, times 256); NaN needs its own case.
-inline uint16_t fp8_e4m3_to_f16_scaled(uint8_t x) {  // value / 256 as fp16 bits
+// An E4M3 code's value / 256 as fp16 bits, exactly: moving the fields into an fp16 rebiases the
+// exponent from 7 to 15, so the fp16 is the value times 2^-8 (subnormals included); NaN becomes the
+// fp16 quiet NaN of the same sign. The SIMD and device decoders do the same in vector registers (shift,
+// fp16 -> fp32 in hardware, times 256, folded into the scale).
+inline uint16_t fp8_e4m3_to_f16_scaled(uint8_t x) {
+    if ((x & 0x7Fu) == 0x7Fu) return uint16_t(((x & 0x80u) << 8) | 0x7E00u);
     return uint16_t(((x & 0x80u) << 8) | ((x & 0x7Fu) << 7));
 }
 
-inline float fp8_e4m3_to_f32(uint8_t x) {
-    if ((x & 0x7Fu) == 0x7Fu) return bits_to_float(0x7FC00000u | (uint32_t(x & 0x80u) << 24));
-    return f16_to_f32(fp8_e4m3_to_f16_scaled(x)) * 256.0f;
-}
+inline float fp8_e4m3_to_f32(uint8_t x) { return f16_to_f32(fp8_e4m3_to_f16_scaled(x)) * 256.0f; }
 
 // E5M2 is the top byte of an fp16.
 inline float fp8_e5m2_to_f32(uint8_t x) { return f16_to_f32(uint16_t(uint16_t(x) << 8)); }

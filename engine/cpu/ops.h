@@ -34,8 +34,8 @@ void silu_mul(const float* gate, const float* up, float* out, int64_t n);
 // Converts one row of a FloatTensor (any float dtype) to fp32: out[0..cols) = t[row, :].
 void row_to_f32(const FloatTensor& t, int64_t row, int64_t cols, float* out);
 
-// y[m, out] = x[m, in] . W^T for dense (F32/F16/BF16) or AWQ weights, W dequantized as
-// (q - z) * s in fp32. Each y element is a sum over `in` in a fixed order that depends only on
+// y[m, out] = x[m, in] . W^T for dense (F32/F16/BF16), FP8 (code * row scale in fp32) or AWQ
+// weights, W dequantized as (q - z) * s in fp32. Each y element is a sum over `in` in a fixed order that depends only on
 // `in` (never on m or on the row's position), so batching cannot change a result. (The CPU
 // backend itself runs AWQ matrices through the integer kernel of kernels.h on repacked weights,
 // with activations split into int8 parts (act_quant.h): within about 1e-6 of this, relatively.)

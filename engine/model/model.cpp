@@ -26,6 +26,11 @@ std::vector<int> Model::stop_token_ids() const {
 
 std::string Model::quantization_name() const {
     if (config.quant.method == QuantConfig::Method::Awq) return "awq-int4-g" + std::to_string(config.quant.group_size);
+    if (config.quant.method == QuantConfig::Method::Fp8) {
+        const Fp8Config& f = config.quant.fp8;
+        if (f.source == Fp8Config::Source::AtLoad) return "fp8-e4m3-channel (at load)";
+        return std::string("fp8-e4m3-") + (f.weight_scales == Fp8Config::WeightScales::PerChannel ? "channel" : "tensor");
+    }
     switch (config.torch_dtype) {
         case DType::F32: return "fp32";
         case DType::BF16: return "bf16";

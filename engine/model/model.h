@@ -57,7 +57,8 @@ struct Model {
 
     // Every id that ends generation: config eos ids, generation_config eos ids, tokenizer eos.
     std::vector<int> stop_token_ids() const;
-    // "fp16", "bf16", "fp32" or "awq-int4-g128".
+    // "fp16", "bf16", "fp32", "awq-int4-g128", "fp8-e4m3-tensor", "fp8-e4m3-channel" or
+    // "fp8-e4m3-channel (at load)".
     std::string quantization_name() const;
     int context_length() const { return config.max_position_embeddings; }
 };

@@ -49,7 +49,8 @@ public:
     virtual std::string name() const = 0;  // "cpu", "cuda"
     virtual std::string device_name() const = 0;  // "Intel Xeon ... (2 threads)", "NVIDIA GeForce RTX 4090"
 
-    // Bytes one KV block takes (all layers, K and V) in this backend's element type.
+    // Bytes one KV block takes (all layers, K and V) in this backend's element type (layout.dtype: the
+    // native fp32/fp16, or one byte of FP8).
     virtual size_t kv_bytes_per_block(const KvLayout& layout) const = 0;
     // How many blocks fit in `budget_bytes` (CPU) or in gpu_memory_utilization of the device (CUDA,
     // budget_bytes ignored when 0). Throws folio::Error naming sizes when not even `min_blocks` fit.
@@ -87,6 +88,9 @@ struct BackendOptions {
     // CPU, AWQ models: quantize activations to plain int8 per group (faster; changes results
     // slightly). Off: activations are split into three int8 parts, which keeps fp32-class accuracy.
     bool cpu_int8_activations = false;
+    // FP8 KV cache: compute each layer's k/v scales from the first batch written to the cache (max |K|
+    // / 200, max |V| / 100, as vLLM's calculate_kv_scales) instead of the checkpoint's or 1.0.
+    bool kv_scales_from_first_batch = false;
     // CUDA: the largest step the engine will build (activation buffers are sized for it up front,
     // as the KV pool gets what is left); the engine copies its EngineOptions values here.
     int max_num_batched_tokens = 2048;

@@ -31,42 +31,34 @@ inline float fp8_e5m2_to_f32(uint8_t x) { return f16_to_f32(uint16_t(uint16_t(x)
 
 namespace detail {
 
-// Round-to-nearest-even encoder shared by both formats. mant_bits: 3 (E4M3) or 2 (E5M2); bias: 7 or
-// 15; max_code: the largest finite magnitude's code (0x7E or 0x7B).
-inline uint8_t f32_to_fp8(float f, int mant_bits, int bias, uint32_t max_code) {
+// Round-to-nearest-even encoder shared by both formats, M mantissa bits and exponent bias B, without
+// branches (selects only), so that converting a whole matrix vectorises.
+template <int M, int B, uint32_t kMaxCode>
+inline uint8_t f32_to_fp8(float f) {
     const uint32_t u = float_to_bits(f);
     const uint32_t sign = (u >> 24) & 0x80u;
     const uint32_t a = u & 0x7FFFFFFFu;
-    if (a > 0x7F800000u) return 0x7F;  // NaN (any sign): canonical 0x7F
-    const int e = int(a >> 23) - 127;  // unbiased exponent of |f| (-127 for zeros and fp32 subnormals)
-    const int min_normal = 1 - bias;
-    uint32_t code;
-    if (e >= min_normal) {
-        // Normal range: keep mant_bits of the 23, round the rest to nearest even.
-        const int drop = 23 - mant_bits;
-        const uint32_t mant = a & 0x7FFFFFu;
-        code = (uint32_t(e + bias) << mant_bits) | (mant >> drop);
-        const uint32_t rem = mant & ((1u << drop) - 1u), half = 1u << (drop - 1);
-        if (rem > half || (rem == half && (code & 1u))) ++code;  // a carry into the exponent is right
-        if (code > max_code) code = max_code;                    // satfinite (also for infinities)
-    } else {
-        // Subnormal range: units of 2^(min_normal - mant_bits); the value in those units, rounded.
-        // |f| < 2^min_normal, so the 24-bit significand shifted right by `shift` is at most
-        // 2^mant_bits; shift >= 24 leaves only rounding bits (zero or the smallest subnormal).
-        if (a < 0x00800000u) return uint8_t(sign);  // zero or an fp32 subnormal: far below the range
-        const uint32_t sig = (a & 0x7FFFFFu) | 0x800000u;
-        const int shift = 23 - mant_bits + (min_normal - e);
-        if (shift > 31) return uint8_t(sign);
-        code = sig >> shift;
-        const uint32_t rem = sig & ((1u << shift) - 1u), half = 1u << (shift - 1);
-        if (rem > half || (rem == half && (code & 1u))) ++code;  // may become the smallest normal: right
-    }
-    return uint8_t(sign | code);
+    // Normal range: rebias the exponent (127 -> B), drop 23 - M mantissa bits rounding to nearest even
+    // (a carry into the exponent is right), saturate at the largest finite code (infinities too).
+    constexpr uint32_t kDrop = 23 - M;
+    const uint32_t t = a - (uint32_t(127 - B) << 23);
+    uint32_t normal = (t + ((1u << (kDrop - 1)) - 1u) + ((t >> kDrop) & 1u)) >> kDrop;
+    normal = normal < kMaxCode ? normal : kMaxCode;
+    // Below the smallest normal 2^(1-B): the value in units of the smallest subnormal 2^(1-B-M), which
+    // is the 24-bit significand shifted right by 151 - B - M - exponent, rounded to nearest even (it
+    // may round up to the smallest normal's code, which is right). Shifts past 31 leave only zero.
+    const uint32_t e = a >> 23;
+    const uint32_t raw_shift = uint32_t(151 - B - M) - e;  // wraps (unused) in the normal range
+    const uint32_t shift = raw_shift < 31u ? raw_shift : 31u;
+    const uint32_t sig = (a & 0x7FFFFFu) | 0x800000u;
+    const uint32_t sub = (sig + ((1u << (shift - 1)) - 1u) + ((sig >> shift) & 1u)) >> shift;
+    const uint32_t code = a >= (uint32_t(128 - B) << 23) ? normal : sub;
+    return uint8_t(a > 0x7F800000u ? 0x7Fu : (code | sign));  // NaN (any sign): 0x7F
 }
 
 }  // namespace detail
 
-inline uint8_t f32_to_fp8_e4m3(float f) { return detail::f32_to_fp8(f, 3, 7, 0x7Eu); }
-inline uint8_t f32_to_fp8_e5m2(float f) { return detail::f32_to_fp8(f, 2, 15, 0x7Bu); }
+inline uint8_t f32_to_fp8_e4m3(float f) { return detail::f32_to_fp8<3, 7, 0x7Eu>(f); }
+inline uint8_t f32_to_fp8_e5m2(float f) { return detail::f32_to_fp8<2, 15, 0x7Bu>(f); }
 
 }  // namespace folio

@@ -17,8 +17,9 @@ double ms_between(std::chrono::steady_clock::time_point a, std::chrono::steady_c
     return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
-KvLayout kv_layout_of(const Model& model, int block_size) {
+KvLayout kv_layout_of(const Model& model, int block_size, KvCacheDtype dtype) {
     KvLayout l;
+    l.dtype = dtype;
     l.num_layers = model.config.num_layers;
     l.num_kv_heads = model.config.num_kv_heads;
     l.head_dim = model.config.head_dim;
@@ -45,7 +46,7 @@ SchedulerConfig scheduler_config(const Model& model, const Backend& backend, con
         const int64_t one_sequence = (int64_t(c.max_model_len) + c.block_size - 1) / c.block_size;
         // A sliding-window sequence holds only its window's blocks: that much runs it at full context.
         const int64_t least = blocks_to_run(c.max_model_len, c.sliding_window, c.block_size);
-        c.num_blocks = backend.plan_kv_blocks(kv_layout_of(model, c.block_size), o.kv_cache_bytes, least);
+        c.num_blocks = backend.plan_kv_blocks(kv_layout_of(model, c.block_size, o.kv_cache_dtype), o.kv_cache_bytes, least);
         // More than every sequence at full context can never be used (a small model would otherwise
         // take gigabytes of the default budget for nothing).
         if (o.kv_cache_bytes == 0) c.num_blocks = std::min(c.num_blocks, one_sequence * std::max(1, c.max_num_seqs));
@@ -79,9 +80,11 @@ EngineCore::EngineCore(std::shared_ptr<const Model> model, std::unique_ptr<Backe
       prompts_(*model_),
       seed_rng_(std::random_device{}()) {
     if (!model_->tokenizer) throw Error("the model " + model_->name + " has no tokenizer: the engine needs one to stream text");
-    KvLayout layout = kv_layout_of(*model_, options.block_size);
+    KvLayout layout = kv_layout_of(*model_, options.block_size, options.kv_cache_dtype);
     layout.num_blocks = sched_.kv().num_blocks();
     backend_->allocate_kv(layout);
+    kv_cache_dtype_ = kv_cache_dtype_name(options.kv_cache_dtype, backend_->name() == "cpu" ? "fp32" : "fp16");
+    kv_bytes_per_block_ = backend_->kv_bytes_per_block(layout);
     for (int id : model_->stop_token_ids()) stop_ids_.push_back(int32_t(id));
     device_name_ = backend_->device_name();
 }
@@ -359,6 +362,8 @@ EngineStats EngineCore::stats() const {
     st.blocks_cached = k.blocks_cached;
     st.blocks_free = k.blocks_free;
     st.block_size = k.block_size;
+    st.kv_cache_dtype = kv_cache_dtype_;
+    st.kv_bytes_per_block = kv_bytes_per_block_;
     st.fragmentation = k.fragmentation();
     st.prefix_hit_rate = k.prefix_hit_rate();
     st.prefix_hit_tokens = k.prefix_hit_tokens;

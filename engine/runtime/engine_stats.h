@@ -28,6 +28,8 @@ struct EngineStats {
     int64_t blocks_cached = 0;  // free but still holding a prefix-cache entry (reusable)
     int64_t blocks_free = 0;    // free and empty: total = used + cached + free
     int block_size = 16;
+    std::string kv_cache_dtype;   // "fp32", "fp16", "fp8_e4m3" or "fp8_e5m2"
+    uint64_t kv_bytes_per_block = 0;  // all layers, K and V
     double fragmentation = 0;   // slots allocated to sequences but unused / slots allocated, 0..1
     double prefix_hit_rate = 0; // prompt tokens served from the cache / prompt tokens looked up, 0..1
     int64_t prefix_hit_tokens = 0;     // since start

@@ -24,7 +24,7 @@ int run_chat(int argc, char** argv, int first) {
     auto options = model_options();
     options.merge(sampling_options());
     options.insert({"max-tokens", "system"});
-    Args args(argc, argv, first, options, {});
+    Args args(argc, argv, first, options, model_flags());
     if (!args.positional().empty()) throw Error("unexpected argument '" + args.positional()[0] + "'");
     auto model = load_model_from_args(args, true);
     Engine engine(model, engine_options_from_args(args));

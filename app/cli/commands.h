@@ -7,5 +7,6 @@ int run_generate(int argc, char** argv, int first);  // cmd_generate.cpp
 int run_chat(int argc, char** argv, int first);      // cmd_chat.cpp
 int run_tokenize(int argc, char** argv, int first);  // cmd_tokenize.cpp
 int run_template(int argc, char** argv, int first);  // cmd_template.cpp
+int run_perplexity(int argc, char** argv, int first);  // cmd_perplexity.cpp
 
 }  // namespace folio::cli

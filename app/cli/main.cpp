@@ -22,8 +22,12 @@ void usage(FILE* out) {
         "  chat     --model DIR|dummy:NAME [--system TEXT] [sampling options]\n"
         "  tokenize --model DIR (--text TEXT | --file F) [--bos] --json\n"
         "  template --model DIR --messages FILE.json [--add-generation-prompt]\n"
+        "  perplexity --model DIR|dummy:NAME --file TEXT [--ctx 512] [--parallel 8] [--json]\n"
+        "           [--save-logits BASE.lp | --kl-divergence BASE.lp]\n"
         "\n"
-        "every command takes --backend auto|cpu|cuda (auto: CUDA when a GPU is present)\n");
+        "every command takes --backend auto|cpu|cuda (auto: CUDA when a GPU is present)\n"
+        "generate, chat and perplexity take --quantization fp8 (fp16/bf16 weights to FP8 at load),\n"
+        "--kv-cache-dtype auto|fp8|fp8_e4m3|fp8_e5m2 and --calculate-kv-scales (FP8 KV scales from the first batch)\n");
 }
 
 }  // namespace
@@ -41,6 +45,7 @@ int main(int argc, char** argv) {
         if (cmd == "chat") return folio::cli::run_chat(argc, argv, 2);
         if (cmd == "tokenize") return folio::cli::run_tokenize(argc, argv, 2);
         if (cmd == "template") return folio::cli::run_template(argc, argv, 2);
+        if (cmd == "perplexity") return folio::cli::run_perplexity(argc, argv, 2);
         std::fprintf(stderr, "folio-cli: unknown command '%s'\n", cmd.c_str());
         usage(stderr);
         return 2;

@@ -7,8 +7,17 @@
 // decoder in the project must agree with these (tests/engine/core/fp8_test.cpp; against cuda_fp8.h
 // in fp8_cuda_reference_test.cpp).
 #include <cstdint>
+#include <cstring>
 
 #include "engine/core/half.h"
+
+// The encoders and the E4M3 -> fp16 move are also device functions when nvcc compiles a kernel, so
+// the CUDA kernels and the SIMT harness run exactly this code (one definition, bit for bit).
+#if defined(__CUDACC__)
+#define FOLIO_FP8_HD __host__ __device__
+#else
+#define FOLIO_FP8_HD
+#endif
 
 namespace folio {
 
@@ -19,7 +28,7 @@ inline constexpr float kFp8E5m2Max = 57344.0f;
 // exponent from 7 to 15, so the fp16 is the value times 2^-8 (subnormals included); NaN becomes the
 // fp16 quiet NaN of the same sign. The SIMD and device decoders do the same in vector registers (shift,
 // fp16 -> fp32 in hardware, times 256, folded into the scale).
-inline uint16_t fp8_e4m3_to_f16_scaled(uint8_t x) {
+FOLIO_FP8_HD inline uint16_t fp8_e4m3_to_f16_scaled(uint8_t x) {
     if ((x & 0x7Fu) == 0x7Fu) return uint16_t(((x & 0x80u) << 8) | 0x7E00u);
     return uint16_t(((x & 0x80u) << 8) | ((x & 0x7Fu) << 7));
 }
@@ -34,8 +43,9 @@ namespace detail {
 // Round-to-nearest-even encoder shared by both formats, M mantissa bits and exponent bias B, without
 // branches (selects only), so that converting a whole matrix vectorises.
 template <int M, int B, uint32_t kMaxCode>
-inline uint8_t f32_to_fp8(float f) {
-    const uint32_t u = float_to_bits(f);
+FOLIO_FP8_HD inline uint8_t f32_to_fp8(float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, 4);
     const uint32_t sign = (u >> 24) & 0x80u;
     const uint32_t a = u & 0x7FFFFFFFu;
     // Normal range: rebias the exponent (127 -> B), drop 23 - M mantissa bits rounding to nearest even
@@ -58,7 +68,13 @@ inline uint8_t f32_to_fp8(float f) {
 
 }  // namespace detail
 
-inline uint8_t f32_to_fp8_e4m3(float f) { return detail::f32_to_fp8<3, 7, 0x7Eu>(f); }
-inline uint8_t f32_to_fp8_e5m2(float f) { return detail::f32_to_fp8<2, 15, 0x7Bu>(f); }
+FOLIO_FP8_HD inline uint8_t f32_to_fp8_e4m3(float f) { return detail::f32_to_fp8<3, 7, 0x7Eu>(f); }
+FOLIO_FP8_HD inline uint8_t f32_to_fp8_e5m2(float f) { return detail::f32_to_fp8<2, 15, 0x7Bu>(f); }
+// One code as fp16 bits: E5M2 exactly, E4M3 as value / 256 (see fp8_e4m3_to_f16_scaled).
+FOLIO_FP8_HD inline uint16_t fp8_to_f16_scaled(uint8_t x, bool e5m2) {
+    return e5m2 ? uint16_t(uint16_t(x) << 8) : fp8_e4m3_to_f16_scaled(x);
+}
+// What a value decoded through fp8_to_f16_scaled is to be multiplied by: 256 for E4M3, 1 for E5M2.
+FOLIO_FP8_HD inline float fp8_f16_scale(bool e5m2) { return e5m2 ? 1.0f : 256.0f; }
 
 }  // namespace folio

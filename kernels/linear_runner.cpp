@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #if !defined(FOLIO_SIMT)
@@ -17,6 +18,9 @@ class CublasGemm {};  // never constructed: the SIMT build has no cuBLAS
 LinearPolicy LinearPolicy::from_environment() {
     LinearPolicy p;
     if (const char* v = std::getenv("FOLIO_AWQ_DEQUANT_MIN_ROWS"); v && *v) p.awq_dequant_min_rows = std::atoi(v);
+    // W8A8 is the backend's choice by compute capability; this can only turn it off.
+    p.fp8_w8a8 = true;
+    if (const char* v = std::getenv("FOLIO_FP8_W8A8"); v && std::string(v) == "0") p.fp8_w8a8 = false;
 #if defined(FOLIO_SIMT)
     p.use_cublas = false;
     p.awq_dequant_min_rows = 0;
@@ -29,6 +33,11 @@ namespace {
 [[maybe_unused]] bool uses_cublas(const LinearPolicy& p) { return p.use_cublas || p.awq_dequant_min_rows > 0; }
 [[maybe_unused]] bool dequantises(const LinearPolicy& p, int max_rows) {
     return p.awq_dequant_min_rows > 0 && max_rows >= p.awq_dequant_min_rows;
+}
+
+// Whether a product runs as W8A8 (the rest of FP8 is weight-only).
+bool w8a8(const DeviceLinear& w, const LinearPolicy& p) {
+    return p.fp8_w8a8 && w.quantize_activations && !w.e5m2 && w.in % 16 == 0;
 }
 
 }  // namespace
@@ -47,19 +56,24 @@ LinearRunner::LinearRunner(const DeviceModel& model, int max_rows, int sm_count,
     int counters = 0;
     for (const DeviceLinear* w : all) {
         counters = std::max(counters, split_k_counters(max_rows, w->out));
-        const bool mma_path = w->kind == DeviceLinear::Kind::Awq || !policy_.use_cublas;
+        const bool mma_path = w->kind == DeviceLinear::Kind::Awq || w->kind == DeviceLinear::Kind::Fp8 || !policy_.use_cublas;
+        const bool fp8_mma = w->kind == DeviceLinear::Kind::Fp8 && w8a8(*w, policy_);
         if (w->kind == DeviceLinear::Kind::Awq)
             for (int m = 1; m <= std::min(max_rows, policy_.gemv_max_rows); ++m)
                 partials = std::max(partials, split_k_partial_floats(m, w->out, awq_gemv_splits(w->in, w->out, w->group_size, sm_count)));
         if (mma_path)
             for (int m = 1; m <= max_rows; ++m) {
-                const int splits = gemm_mma_splits(m, w->in, w->out, sm_count);
+                const int splits = fp8_mma ? gemm_fp8_mma_splits(m, w->in, w->out, sm_count) : gemm_mma_splits(m, w->in, w->out, sm_count);
                 if (splits == 1 && m > 64 * sm_count) break;  // larger m never splits
                 partials = std::max(partials, split_k_partial_floats(m, w->out, splits));
             }
     }
     partials_ = DeviceBuffer<float>(std::max<size_t>(partials, 1), "split-K partial sums");
     counters_ = DeviceBuffer<int>(size_t(std::max(counters, 1)), "split-K counters");
+    if (policy_.fp8_w8a8 && model.largest_fp8_in > 0) {
+        act_codes_ = DeviceBuffer<uint8_t>(size_t(max_rows) * size_t(model.largest_fp8_in), "FP8 activations");
+        act_scales_ = DeviceBuffer<float>(size_t(max_rows), "FP8 activation scales");
+    }
     check(cudaMemset(counters_.get(), 0, counters_.bytes()), "cudaMemset");
 #if !defined(FOLIO_SIMT)
     if (uses_cublas(policy_)) cublas_ = std::make_unique<CublasGemm>();
@@ -68,19 +82,20 @@ LinearRunner::LinearRunner(const DeviceModel& model, int max_rows, int sm_count,
 #endif
 }
 
-size_t LinearRunner::fixed_workspace_bytes(size_t largest_awq_elems, int max_rows, const LinearPolicy& policy) {
+size_t LinearRunner::fixed_workspace_bytes(size_t largest_awq_elems, int max_rows, const LinearPolicy& policy, int largest_fp8_in) {
+    const size_t fp8 = policy.fp8_w8a8 && largest_fp8_in > 0 ? size_t(max_rows) * (size_t(largest_fp8_in) + sizeof(float)) : 0;
 #if defined(FOLIO_SIMT)
-    (void)largest_awq_elems, (void)max_rows, (void)policy;
-    return 0;
+    (void)largest_awq_elems;
+    return fp8;
 #else
-    return (uses_cublas(policy) ? CublasGemm::kWorkspaceBytes : 0) + (dequantises(policy, max_rows) ? largest_awq_elems * 2 : 0);
+    return fp8 + (uses_cublas(policy) ? CublasGemm::kWorkspaceBytes : 0) + (dequantises(policy, max_rows) ? largest_awq_elems * 2 : 0);
 #endif
 }
 
 LinearRunner::~LinearRunner() = default;
 
 size_t LinearRunner::workspace_bytes() const {
-    size_t b = partials_.bytes() + counters_.bytes() + dequantized_.bytes();
+    size_t b = partials_.bytes() + counters_.bytes() + dequantized_.bytes() + act_codes_.bytes() + act_scales_.bytes();
 #if !defined(FOLIO_SIMT)
     if (cublas_) b += cublas_->workspace_bytes();
 #endif
@@ -90,6 +105,15 @@ size_t LinearRunner::workspace_bytes() const {
 void LinearRunner::run(const DeviceLinear& w, const __half* x, int m, void* y, bool out_fp32, cudaStream_t stream) {
     if (m <= 0) return;
     const SplitKWorkspace ws{partials_.get(), partials_.size(), counters_.get(), int(counters_.size())};
+    if (w.kind == DeviceLinear::Kind::Fp8) {
+        const Fp8WeightsView v = w.fp8_view();
+        if (m <= policy_.gemv_max_rows) return fp8_gemv(v, x, m, y, out_fp32, stream);
+        if (w8a8(w, policy_) && act_codes_.get()) {
+            quantize_rows_fp8(x, m, w.in, w.input_scale, act_codes_.get(), act_scales_.get(), stream);
+            return gemm_fp8_mma(v, act_codes_.get(), act_scales_.get(), m, y, out_fp32, 0, sm_count_, ws, stream);
+        }
+        return gemm_mma_fp8w(v, x, m, y, out_fp32, 0, sm_count_, ws, stream);
+    }
     if (w.kind == DeviceLinear::Kind::Awq) {
         const AwqWeightsView v = w.awq_view();
         if (m <= policy_.gemv_max_rows) return awq_gemv(v, x, m, y, out_fp32, 0, sm_count_, ws, stream);

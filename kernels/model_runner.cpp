@@ -63,10 +63,14 @@ size_t ModelRunner::activation_bytes() const {
 
 int ModelRunner::decode_partitions(int table_width) const { return partitions_for(table_width * layout_.block_size, rc_); }
 
-void ModelRunner::set_kv(const KvLayout& layout, const std::vector<__half*>& k, const std::vector<__half*>& v, int max_context) {
+void ModelRunner::set_kv(const KvLayout& layout, const std::vector<void*>& k, const std::vector<void*>& v, int max_context,
+                         float* scales) {
+    if (is_fp8(layout.dtype) && !scales) throw Error("CUDA backend: an FP8 KV cache needs its scales");
     layout_ = layout;
     k_pools_ = k;
     v_pools_ = v;
+    kv_scales_ = scales;
+    if (is_fp8(layout.dtype)) kv_amax_ = DeviceBuffer<float>(2 * size_t(layout.num_layers), "KV scale calibration");
     const int width = (max_context + layout.block_size - 1) / layout.block_size;
     const size_t floats =
         decode_attention_workspace_floats(rc_.max_seqs, config_.num_heads, config_.head_dim, decode_partitions(width));
@@ -81,17 +85,36 @@ void ModelRunner::forward(const StepInputs& in, const StepCounts& c, cudaStream_
     const float eps = cfg.rms_norm_eps;
     const float scale = 1.0f / std::sqrt(float(cfg.head_dim));
 
+    const bool calibrate = calibrate_ && is_fp8(layout_.dtype);
+    calibrate_ = false;
+    if (calibrate) check(cudaMemsetAsync(kv_amax_.get(), 0, kv_amax_.bytes(), stream), "cudaMemsetAsync");
     embedding_gather(model_.embed.get(), in.d_tokens(), residual_.get(), T, H, stream);
     for (size_t l = 0; l < model_.layers.size(); ++l) {
         const DeviceLayer& L = model_.layers[l];
         // The previous layer's MLP output joins the residual stream here.
         rms_norm(residual_.get(), l == 0 ? nullptr : proj_.get(), L.input_norm.get(), normed_.get(), nullptr, T, H, eps, stream);
         linear_.run(L.qkv, normed_.get(), T, qkv_.get(), false, stream);
-        rope_write_kv(qkv_.get(), in.d_positions(), model_.inv_freq.get(), in.d_slots(), k_pools_[l], v_pools_[l], T,
-                      cfg.num_heads, cfg.num_kv_heads, cfg.head_dim, layout_.block_size, stream);
+        KvWriteTarget w;
+        w.k_pool = k_pools_[l];
+        w.v_pool = v_pools_[l];
+        w.dtype = layout_.dtype;
+        w.k_scale = kv_scales_ ? kv_scales_ + 2 * l : nullptr;
+        w.v_scale = kv_scales_ ? kv_scales_ + 2 * l + 1 : nullptr;
+        if (calibrate) {  // the first batch sets this layer's scales before anything is written
+            KvWriteTarget m = w;
+            m.amax = kv_amax_.get() + 2 * l;
+            rope_write_kv(qkv_.get(), in.d_positions(), model_.inv_freq.get(), in.d_slots(), m, T, cfg.num_heads, cfg.num_kv_heads,
+                          cfg.head_dim, layout_.block_size, stream);
+            kv_scales_from_amax(m.amax, kv_scales_ + 2 * l, kv_scales_ + 2 * l + 1, stream);
+        }
+        rope_write_kv(qkv_.get(), in.d_positions(), model_.inv_freq.get(), in.d_slots(), w, T, cfg.num_heads, cfg.num_kv_heads,
+                      cfg.head_dim, layout_.block_size, stream);
         PagedKv kv;
         kv.k_pool = k_pools_[l];
         kv.v_pool = v_pools_[l];
+        kv.dtype = layout_.dtype;
+        kv.k_scale = w.k_scale;
+        kv.v_scale = w.v_scale;
         kv.num_kv_heads = cfg.num_kv_heads;
         kv.head_dim = cfg.head_dim;
         kv.block_size = layout_.block_size;

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/backend/forward_batch.h"
+#include "engine/kv/kv_dtype.h"
 #include "engine/kv/kv_layout.h"
 #include "engine/sampling/sampling_params.h"
 
@@ -91,6 +92,9 @@ struct BackendOptions {
     // FP8 KV cache: compute each layer's k/v scales from the first batch written to the cache (max |K|
     // / 200, max |V| / 100, as vLLM's calculate_kv_scales) instead of the checkpoint's or 1.0.
     bool kv_scales_from_first_batch = false;
+    // The KV cache's element type the engine will ask for (EngineOptions::kv_cache_dtype): the CUDA
+    // backend sizes its smallest acceptable pool with it before the layout comes.
+    KvCacheDtype kv_cache_dtype = KvCacheDtype::Auto;
     // CUDA: the largest step the engine will build (activation buffers are sized for it up front,
     // as the KV pool gets what is left); the engine copies its EngineOptions values here.
     int max_num_batched_tokens = 2048;

@@ -37,6 +37,7 @@ inline BackendOptions backend_options_for(const EngineOptions& o) {
     BackendOptions b = o.backend;
     b.max_num_batched_tokens = o.max_num_batched_tokens;
     b.max_num_seqs = o.max_num_seqs;
+    b.kv_cache_dtype = o.kv_cache_dtype;
     return b;
 }
 

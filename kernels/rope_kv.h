@@ -24,7 +24,7 @@ struct KvWriteTarget {
 //   cpu::rope); K is rotated and written with V into the pools (KvLayout order) at slot
 //   slot_mapping[t] = block * block_size + offset; a negative slot (a padding row) writes nothing.
 //   FP8 pools get fp8(k / k_scale) of the fp32 rotation and fp8(v / v_scale).
-// inv_freq: [head_dim / 2] fp32 from cpu::rope_inv_freq (so llama3/linear scaling is included).
+// inv_freq: [head_dim / 2] fp32 from rope_inv_freq (so llama3/linear scaling is included).
 void rope_write_kv(__half* qkv, const int32_t* positions, const float* inv_freq, const int32_t* slot_mapping,
                    const KvWriteTarget& kv, int num_tokens, int num_heads, int num_kv_heads, int head_dim, int block_size,
                    cudaStream_t stream);

@@ -14,6 +14,7 @@
 #include "app/bench/workload.h"
 #include "app/bench/workload_runner.h"
 #include "app/cli/cli_args.h"
+#include "engine/backends/backend_factory.h"
 #include "engine/core/error.h"
 #include "engine/model/model.h"
 #include "engine/runtime/engine_core.h"

@@ -9,6 +9,7 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/engine_setup.h"
+#include "engine/backends/backend_factory.h"
 #include "engine/core/error.h"
 #include "engine/runtime/engine.h"
 
@@ -27,7 +28,8 @@ int run_chat(int argc, char** argv, int first) {
     Args args(argc, argv, first, options, model_flags());
     if (!args.positional().empty()) throw Error("unexpected argument '" + args.positional()[0] + "'");
     auto model = load_model_from_args(args, true);
-    Engine engine(model, engine_options_from_args(args));
+    const EngineOptions engine_options = engine_options_from_args(args);
+    Engine engine(model, make_backend(*model, backend_options_for(engine_options)), engine_options);
     const SamplingParams sampling = sampling_from_args(args, *model);
     const int max_tokens = args.get_int("max-tokens", 1024);
     std::string system = args.get_or("system", "");

@@ -17,6 +17,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/engine_setup.h"
 #include "engine/backend/backend.h"
+#include "engine/backends/backend_factory.h"
 #include "engine/core/error.h"
 #include "engine/eval/logprob_file.h"
 #include "engine/eval/perplexity.h"

@@ -12,6 +12,7 @@
 #include "engine/model/dummy_model.h"
 #include "engine/model/fp8_quantize.h"
 #include "engine/model/weights_loader.h"
+#include "engine/tokenizer/tokenizer_loader.h"
 
 namespace folio {
 

@@ -11,6 +11,7 @@
 
 #include "engine/core/fp8.h"
 #include "engine/cpu/ops.h"
+#include "engine/model/rope.h"
 #include "kernels/attention.h"
 #include "kernels/rope_kv.h"
 #include "support/simt_test_util.h"
@@ -195,7 +196,7 @@ TEST(SimtFp8Kv, RopeWritesCodesAndCalibrationMeasures) {
     ModelConfig cfg;
     cfg.head_dim = hd;
     cfg.rope_theta = 10000.0f;
-    const auto inv = cpu::rope_inv_freq(cfg);
+    const auto inv = rope_inv_freq(cfg);
     // The CPU's rotated K and V of every token.
     std::vector<float> k(size_t(T) * kv_heads * hd), v(k.size());
     for (int t = 0; t < T; ++t) {

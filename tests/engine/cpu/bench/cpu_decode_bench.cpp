@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/backend/backend.h"
+#include "engine/backends/backend_factory.h"
 #include "engine/core/thread_pool.h"
 #include "engine/model/dummy_model.h"
 #include "engine/model/model.h"

@@ -30,6 +30,6 @@ __device__ __forceinline__ float kv_factor(const float* scale, bool e5m2) {
     else return 1.0f;
 }
 
-inline bool kv_e5m2(const PagedKv& kv) { return kv.dtype == KvCacheDtype::Fp8E5M2; }
+__host__ __device__ inline bool kv_e5m2(const PagedKv& kv) { return kv.dtype == KvCacheDtype::Fp8E5M2; }
 
 }  // namespace folio::cuda

@@ -32,7 +32,7 @@ __global__ void __launch_bounds__(128) rope_kv_kernel(__half* qkv, const int32_t
     const int t = int(blockIdx.x);
     const int half = head_dim / 2;
     const bool measure = kv.amax != nullptr;
-    const bool fp8 = is_fp8(kv.dtype), e5m2 = kv.dtype == KvCacheDtype::Fp8E5M2;
+    const bool fp8 = kv.dtype != KvCacheDtype::Auto, e5m2 = kv.dtype == KvCacheDtype::Fp8E5M2;
     const float ks = fp8 && !measure ? *kv.k_scale : 1.0f, vs = fp8 && !measure ? *kv.v_scale : 1.0f;
     const float pos = float(positions[t]);
     for (int j = int(threadIdx.x); j < half; j += int(blockDim.x)) {

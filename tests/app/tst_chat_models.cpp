@@ -384,6 +384,8 @@ void ChatModelsTest::monitorModelFollowsSnapshots() {
     s.backend = "cpu";
     s.blocksTotal = 100;
     s.blocksUsed = 10;
+    s.kvCacheDtype = "fp8_e4m3";
+    s.kvBytesPerBlock = 5120;
     s.decodeTokS = 42;
     s.memoryUsed = quint64(3) << 30;
     s.sequences << SequenceSnapshot{"c7", "decoding", 12, 3, 2, 1, 0, 40};
@@ -393,6 +395,8 @@ void ChatModelsTest::monitorModelFollowsSnapshots() {
     QVERIFY(!monitor.gpu());
     QCOMPARE(monitor.memoryLabel(), QString("Process memory"));
     QCOMPARE(monitor.memoryUsedGiB(), 3.0);
+    QCOMPARE(monitor.kvCacheDtype(), QString("fp8_e4m3"));  // the KV pool's element type and block size
+    QCOMPARE(monitor.kvBytesPerBlock(), 5120.0);
     QCOMPARE(monitor.decodeSeries()->values(), QList<qreal>{42});
     QCOMPARE(monitor.sequences()->data(monitor.sequences()->index(0), SequenceStatsModel::TitleRole).toString(), QString("Seven"));
     // No engine step since the last snapshot: the engine is idle, whatever rate its last step left.

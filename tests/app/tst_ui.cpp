@@ -163,6 +163,8 @@ void UiTest::monitorMovesWhileGenerating() {
     app_->engine()->setStatsInterval(20);
     QTRY_VERIFY_WITH_TIMEOUT(mon->live(), 10000);
     QVERIFY(mon->blocksTotal() > 0);
+    QCOMPARE(mon->kvCacheDtype(), QString("fp32"));  // the CPU backend's own KV type (no FP8 chosen)
+    QVERIFY(mon->kvBytesPerBlock() > 0);
     const qint64 updatesBefore = mon->updates();
     const qint64 generatedBefore = mon->totalGeneratedTokens();
     const qint64 c = app_->chat()->newConversation();

@@ -53,6 +53,8 @@ struct SequenceSnapshot {
 };
 
 struct StatsSnapshot {
+    QString kvCacheDtype;       // "fp32", "fp16", "fp8_e4m3", "fp8_e5m2"
+    quint64 kvBytesPerBlock = 0;
     qint64 blocksTotal = 0, blocksUsed = 0, blocksCached = 0, blocksFree = 0;
     int blockSize = 16;
     double fragmentation = 0;

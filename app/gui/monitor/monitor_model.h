@@ -30,6 +30,8 @@ class MonitorModel : public QObject {
     Q_PROPERTY(qint64 blocksCached READ blocksCached NOTIFY updated)
     Q_PROPERTY(qint64 blocksFree READ blocksFree NOTIFY updated)
     Q_PROPERTY(int blockSize READ blockSize NOTIFY updated)
+    Q_PROPERTY(QString kvCacheDtype READ kvCacheDtype NOTIFY updated)  // "fp32", "fp16", "fp8_e4m3", "fp8_e5m2"
+    Q_PROPERTY(double kvBytesPerBlock READ kvBytesPerBlock NOTIFY updated)
     Q_PROPERTY(double fragmentation READ fragmentation NOTIFY updated)
     Q_PROPERTY(double prefixHitRate READ prefixHitRate NOTIFY updated)
     Q_PROPERTY(qint64 prefixHitTokens READ prefixHitTokens NOTIFY updated)
@@ -86,6 +88,8 @@ public:
     qint64 blocksCached() const { return s_.blocksCached; }
     qint64 blocksFree() const { return s_.blocksFree; }
     int blockSize() const { return s_.blockSize; }
+    QString kvCacheDtype() const { return s_.kvCacheDtype; }
+    double kvBytesPerBlock() const { return double(s_.kvBytesPerBlock); }
     double fragmentation() const { return s_.fragmentation; }
     double prefixHitRate() const { return s_.prefixHitRate; }
     qint64 prefixHitTokens() const { return s_.prefixHitTokens; }

@@ -87,7 +87,7 @@ void AppController::start() {
     const QString backend = options_.backend.isEmpty() ? library_->backend() : options_.backend;
     if (!options_.backend.isEmpty()) library_->setBackend(options_.backend);
     const QString spec = options_.model.isEmpty() ? library_->lastModel() : options_.model;
-    if (!spec.isEmpty()) bridge_->loadModel(spec, backend);
+    if (!spec.isEmpty()) bridge_->loadModel(spec, backend, library_->quantization(), library_->kvCacheDtype());
 }
 
 void AppController::setCurrentConversationId(qint64 id) {
@@ -117,7 +117,9 @@ qint64 AppController::newChat() {
     return id;
 }
 
-void AppController::loadModel(const QString& spec) { bridge_->loadModel(spec, library_->backend()); }
+void AppController::loadModel(const QString& spec) {
+    bridge_->loadModel(spec, library_->backend(), library_->quantization(), library_->kvCacheDtype());
+}
 
 void AppController::dismissStoreNotice() {
     storeNotice_.clear();

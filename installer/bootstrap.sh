@@ -19,12 +19,15 @@ cd "$root"
 packages=(
   build-essential cmake ninja-build ccache pkg-config git
   libgtest-dev libsentencepiece-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libsqlite3-dev
+  libpcre2-dev libicu-dev libsimdjson-dev
+  libcurl4-openssl-dev libssl-dev python3
   qt6-base-dev qt6-declarative-dev qt6-declarative-dev-tools qt6-svg-dev libgl-dev libvulkan-dev
   qml6-module-qtquick qml6-module-qtquick-controls qml6-module-qtquick-layouts
   qml6-module-qtquick-window qml6-module-qtquick-templates qml6-module-qtquick-dialogs
   qml6-module-qtqml-workerscript qml6-module-qtcore qml6-module-qttest qml6-module-qtquick-shapes
   qml6-module-qt-labs-platform qml6-module-qt-labs-settings qml6-module-qt-labs-qmlmodels
   libqt6sql6-sqlite libqt6svg6 fonts-inter dbus-daemon appstream
+  python3-numpy python3-sentencepiece
 )
 
 missing=()

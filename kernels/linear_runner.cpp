@@ -1,38 +1,34 @@
 #include "kernels/linear_runner.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
-#if !defined(FOLIO_SIMT)
 #include "kernels/cublas_gemm.h"
-#endif
 
 namespace folio::cuda {
 
-#if defined(FOLIO_SIMT)
-class CublasGemm {};  // never constructed: the SIMT build has no cuBLAS
-#endif
-
-LinearPolicy LinearPolicy::from_environment() {
-    LinearPolicy p;
-    if (const char* v = std::getenv("FOLIO_AWQ_DEQUANT_MIN_ROWS"); v && *v) p.awq_dequant_min_rows = std::atoi(v);
-    // W8A8 is the backend's choice by compute capability; this can only turn it off.
-    p.fp8_w8a8 = true;
-    if (const char* v = std::getenv("FOLIO_FP8_W8A8"); v && std::string(v) == "0") p.fp8_w8a8 = false;
-#if defined(FOLIO_SIMT)
-    p.use_cublas = false;
-    p.awq_dequant_min_rows = 0;
-#endif
-    return p;
-}
-
 namespace {
 
-[[maybe_unused]] bool uses_cublas(const LinearPolicy& p) { return p.use_cublas || p.awq_dequant_min_rows > 0; }
-[[maybe_unused]] bool dequantises(const LinearPolicy& p, int max_rows) {
-    return p.awq_dequant_min_rows > 0 && max_rows >= p.awq_dequant_min_rows;
+// A whole non-negative number, or a folio::Error naming the variable.
+int env_count(const char* name, int fallback, int most) {
+    const char* v = std::getenv(name);
+    if (!v || !*v) return fallback;
+    char* end = nullptr;
+    errno = 0;
+    const long x = std::strtol(v, &end, 10);
+    if (*end != '\0' || errno != 0 || x < 0 || x > most)
+        throw Error(std::string(name) + " must be a whole number from 0 to " + std::to_string(most) + ", not \"" + v + "\"");
+    return int(x);
+}
+
+bool dequantises(const LinearPolicy& p, int max_rows, size_t largest_awq_elems) {
+    return largest_awq_elems > 0 && p.awq_dequant_min_rows > 0 && max_rows >= p.awq_dequant_min_rows;
+}
+bool uses_cublas(const LinearPolicy& p, int max_rows, size_t largest_awq_elems) {
+    return p.use_cublas || dequantises(p, max_rows, largest_awq_elems);
 }
 
 // Whether a product runs as W8A8 (the rest of FP8 is weight-only).
@@ -42,12 +38,17 @@ bool w8a8(const DeviceLinear& w, const LinearPolicy& p) {
 
 }  // namespace
 
+LinearPolicy LinearPolicy::from_environment() {
+    LinearPolicy p;
+    p.awq_dequant_min_rows = env_count("FOLIO_AWQ_DEQUANT_MIN_ROWS", p.awq_dequant_min_rows, 1 << 30);
+    p.use_cublas = env_count("FOLIO_CUDA_CUBLAS", p.use_cublas ? 1 : 0, 1) == 1;
+    // W8A8 is the backend's choice by compute capability; this can only turn it off.
+    p.fp8_w8a8 = env_count("FOLIO_FP8_W8A8", 1, 1) == 1;
+    return p;
+}
+
 LinearRunner::LinearRunner(const DeviceModel& model, int max_rows, int sm_count, LinearPolicy policy)
     : sm_count_(sm_count), policy_(policy) {
-#if defined(FOLIO_SIMT)
-    policy_.use_cublas = false;
-    policy_.awq_dequant_min_rows = 0;
-#endif
     std::vector<const DeviceLinear*> all{&model.lm_head};
     for (const auto& l : model.layers)
         for (const DeviceLinear* x : {&l.qkv, &l.o_proj, &l.gate_up, &l.down}) all.push_back(x);
@@ -75,30 +76,22 @@ LinearRunner::LinearRunner(const DeviceModel& model, int max_rows, int sm_count,
         act_scales_ = DeviceBuffer<float>(size_t(max_rows), "FP8 activation scales");
     }
     check(cudaMemset(counters_.get(), 0, counters_.bytes()), "cudaMemset");
-#if !defined(FOLIO_SIMT)
-    if (uses_cublas(policy_)) cublas_ = std::make_unique<CublasGemm>();
-    if (dequantises(policy_, max_rows) && model.largest_awq_elems > 0)
+    if (uses_cublas(policy_, max_rows, model.largest_awq_elems)) cublas_ = std::make_unique<CublasGemm>();
+    if (dequantises(policy_, max_rows, model.largest_awq_elems))
         dequantized_ = DeviceBuffer<__half>(model.largest_awq_elems, "AWQ dequantisation workspace");
-#endif
 }
 
 size_t LinearRunner::fixed_workspace_bytes(size_t largest_awq_elems, int max_rows, const LinearPolicy& policy, int largest_fp8_in) {
     const size_t fp8 = policy.fp8_w8a8 && largest_fp8_in > 0 ? size_t(max_rows) * (size_t(largest_fp8_in) + sizeof(float)) : 0;
-#if defined(FOLIO_SIMT)
-    (void)largest_awq_elems;
-    return fp8;
-#else
-    return fp8 + (uses_cublas(policy) ? CublasGemm::kWorkspaceBytes : 0) + (dequantises(policy, max_rows) ? largest_awq_elems * 2 : 0);
-#endif
+    return fp8 + (uses_cublas(policy, max_rows, largest_awq_elems) ? CublasGemm::kWorkspaceBytes : 0) +
+           (dequantises(policy, max_rows, largest_awq_elems) ? largest_awq_elems * 2 : 0);
 }
 
 LinearRunner::~LinearRunner() = default;
 
 size_t LinearRunner::workspace_bytes() const {
     size_t b = partials_.bytes() + counters_.bytes() + dequantized_.bytes() + act_codes_.bytes() + act_scales_.bytes();
-#if !defined(FOLIO_SIMT)
     if (cublas_) b += cublas_->workspace_bytes();
-#endif
     return b;
 }
 
@@ -107,28 +100,41 @@ void LinearRunner::run(const DeviceLinear& w, const __half* x, int m, void* y, b
     const SplitKWorkspace ws{partials_.get(), partials_.size(), counters_.get(), int(counters_.size())};
     if (w.kind == DeviceLinear::Kind::Fp8) {
         const Fp8WeightsView v = w.fp8_view();
-        if (m <= policy_.gemv_max_rows) return fp8_gemv(v, x, m, y, out_fp32, stream);
+        if (m <= policy_.gemv_max_rows) {
+            counts_.fp8_gemv++;
+            return fp8_gemv(v, x, m, y, out_fp32, stream);
+        }
         if (w8a8(w, policy_) && act_codes_.get()) {
+            counts_.fp8_w8a8_mma++;
             quantize_rows_fp8(x, m, w.in, w.input_scale, act_codes_.get(), act_scales_.get(), stream);
             return gemm_fp8_mma(v, act_codes_.get(), act_scales_.get(), m, y, out_fp32, 0, sm_count_, ws, stream);
         }
+        counts_.fp8_w8a16_mma++;
         return gemm_mma_fp8w(v, x, m, y, out_fp32, 0, sm_count_, ws, stream);
     }
     if (w.kind == DeviceLinear::Kind::Awq) {
         const AwqWeightsView v = w.awq_view();
-        if (m <= policy_.gemv_max_rows) return awq_gemv(v, x, m, y, out_fp32, 0, sm_count_, ws, stream);
-#if !defined(FOLIO_SIMT)
+        if (m <= policy_.gemv_max_rows) {
+            counts_.awq_gemv++;
+            return awq_gemv(v, x, m, y, out_fp32, 0, sm_count_, ws, stream);
+        }
         if (policy_.awq_dequant_min_rows > 0 && m >= policy_.awq_dequant_min_rows && dequantized_.get()) {
+            counts_.awq_dequant_cublas++;
             awq_dequantize(v, dequantized_.get(), stream);
             return cublas_->gemm(dequantized_.get(), true, x, m, w.in, w.out, y, out_fp32, stream);
         }
-#endif
+        counts_.awq_mma++;
         return gemm_mma_awq(v, x, m, y, out_fp32, 0, sm_count_, ws, stream);
     }
-#if !defined(FOLIO_SIMT)
-    if (policy_.use_cublas) return cublas_->gemm(w.dense, false, x, m, w.in, w.out, y, out_fp32, stream);
-#endif
-    if (m <= policy_.gemv_max_rows) return dense_gemv(w.dense_view(), x, m, y, out_fp32, stream);
+    if (policy_.use_cublas) {
+        counts_.dense_cublas++;
+        return cublas_->gemm(w.dense, false, x, m, w.in, w.out, y, out_fp32, stream);
+    }
+    if (m <= policy_.gemv_max_rows) {
+        counts_.dense_gemv++;
+        return dense_gemv(w.dense_view(), x, m, y, out_fp32, stream);
+    }
+    counts_.dense_mma++;
     gemm_mma_dense(w.dense_view(), x, m, y, out_fp32, 0, sm_count_, ws, stream);
 }
 

@@ -29,7 +29,7 @@ const char* kUsage =
     "       folio-bench --model DIR|dummy:NAME --suite compare [workload] [engine] [--rounds N] [--json]\n"
     "\n"
     "model:    --model DIR|dummy:NAME  [--tokenizer PATH (dummy models)] [--backend auto|cpu|cuda] [--threads N]\n"
-    "          [--cpu-activations exact|int8]  CPU AWQ matmuls: exact (3 int8 parts, default) or plain int8 (~1e-2 of the logit range)\n"
+    "          [--cpu-activations int8|exact]  CPU matmuls: int8 activations (default; ~1e-2 of the logit range) or exact (3 int8 parts)\n"
     "          [--quantization fp8]     fp16/bf16/fp32 decoder linears to FP8 E4M3 at load (load time and peak memory reported)\n"
     "          [--kv-cache-dtype auto|fp8|fp8_e4m3|fp8_e5m2] [--calculate-kv-scales]  FP8 KV cache (scales from the first batch)\n"
     "workload: --prompts FILE.jsonl     one {\"prompt\": \"...\", \"max_tokens\": N} per line (raw text, no chat template)\n"
@@ -89,9 +89,7 @@ int run(int argc, char** argv) {
     BackendOptions backend;
     backend.kind = parse_backend_kind(args.get_or("backend", "auto"));
     backend.num_threads = args.get_int("threads", 0);
-    const std::string acts = args.get_or("cpu-activations", "exact");
-    if (acts != "exact" && acts != "int8") throw Error("--cpu-activations takes exact or int8, got '" + acts + "'");
-    backend.cpu_int8_activations = acts == "int8";
+    backend.cpu_activations = parse_cpu_activations(args.get_or("cpu-activations", "int8"));
     backend.kv_scales_from_first_batch = args.has("calculate-kv-scales");
 
     EngineOptions engine;

@@ -16,7 +16,9 @@ public:
     Args(int argc, char** argv, int first, const std::set<std::string>& options, const std::set<std::string>& flags);
 
     bool has(const std::string& name) const;
-    std::optional<std::string> get(const std::string& name) const;
+    std::optional<std::string> get(const std::string& name) const;  // the last value given
+    // Every value of an option given several times (--include A --include B), in order.
+    std::vector<std::string> get_all(const std::string& name) const;
     std::string require(const std::string& name) const;  // throws folio::Error "--name is required"
     std::string get_or(const std::string& name, const std::string& fallback) const;
     int get_int(const std::string& name, int fallback) const;      // throws on a non-integer
@@ -25,6 +27,7 @@ public:
 
 private:
     std::map<std::string, std::string> values_;
+    std::map<std::string, std::vector<std::string>> all_values_;
     std::set<std::string> flags_set_;
     std::vector<std::string> positional_;
 };

@@ -7,7 +7,7 @@
 namespace folio::cli {
 
 std::set<std::string> model_options() {
-    return {"model", "backend", "threads", "tokenizer", "kv-cache-mb", "weights-seed", "quantization", "kv-cache-dtype"};
+    return {"model", "backend", "threads", "tokenizer", "kv-cache-mb", "weights-seed", "cpu-activations", "quantization", "kv-cache-dtype"};
 }
 
 std::set<std::string> model_flags() { return {"calculate-kv-scales"}; }
@@ -47,6 +47,7 @@ EngineOptions engine_options_from_args(const Args& args) {
     EngineOptions o;
     o.backend.kind = parse_backend_kind(args.get_or("backend", "auto"));
     o.backend.num_threads = args.get_int("threads", 0);
+    o.backend.cpu_activations = parse_cpu_activations(args.get_or("cpu-activations", "int8"));
     const int mb = args.get_int("kv-cache-mb", 0);
     if (mb < 0) throw Error("--kv-cache-mb must be positive");
     o.kv_cache_bytes = uint64_t(mb) << 20;

@@ -1,5 +1,9 @@
 #include "engine/backends/backend_factory.h"
 
+#include <fstream>
+#include <string>
+#include <unistd.h>
+
 #include "engine/core/error.h"
 #include "engine/cpu/cpu_backend.h"
 
@@ -15,6 +19,34 @@ bool cuda_available() {
 #else
     return false;
 #endif
+}
+
+DeviceMemoryReading read_device_memory(BackendKind kind, int device) {
+    DeviceMemoryReading r;
+#ifdef FOLIO_HAVE_CUDA
+    if (kind == BackendKind::Cuda || (kind == BackendKind::Auto && cuda_available())) {
+        size_t total = 0, free = 0;
+        if (cuda_device_memory(device, r.device, total, free)) {
+            r.gpu = true;
+            r.total = total;
+            r.free = free;
+            return r;
+        }
+    }
+#else
+    (void)kind;
+    (void)device;
+#endif
+    r.device = "RAM";
+    std::ifstream in("/proc/meminfo");
+    std::string key, unit;
+    uint64_t kb = 0;
+    while (in >> key >> kb >> unit) {
+        if (key == "MemTotal:") r.total = kb * 1024;
+        if (key == "MemAvailable:") r.free = kb * 1024;
+    }
+    if (r.total == 0) r.total = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGE_SIZE));
+    return r;
 }
 
 std::unique_ptr<Backend> make_backend(const Model& model, const BackendOptions& options) {

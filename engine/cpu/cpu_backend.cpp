@@ -70,7 +70,7 @@ public:
     CpuBackend(const Model& model, const BackendOptions& options)
         : model_(model), cfg_(model.config), pool_(options.num_threads), inv_freq_(rope_inv_freq(cfg_)) {
         cpu::kernels();  // an unusable FOLIO_CPU_ISA fails here, not in the middle of a step
-        act_parts_ = options.cpu_int8_activations ? 1 : 3;
+        act_parts_ = options.cpu_activations == CpuActivations::Exact ? 3 : 1;
         kv_scales_from_first_batch_ = options.kv_scales_from_first_batch;
         std::vector<const Linear*> order;
         for (const auto& L : model.weights.layers) {
@@ -78,20 +78,30 @@ public:
             for (const Linear* l : {&L.q_proj, &L.k_proj, &L.v_proj, &L.o_proj, &L.gate_proj, &L.up_proj, &L.down_proj}) order.push_back(l);
         }
         order.push_back(&model.weights.lm_head);
-        std::vector<cpu::PreparedLinear> prepared = cpu::prepare_linears(order);
+        // The int8 mode of a 4-bit model keeps its dense lm_head in 8 bits (a quarter of a decode
+        // step's bytes in fp16; llama.cpp's 4-bit mixes keep it in 6): multiplied by the same int8
+        // activations on the integer kernels, per group of the model's AWQ group size.
+        std::vector<int> q8_group(order.size(), 0);
+        const Linear& head = model.weights.lm_head;
+        const int g = model.config.quant.group_size;
+        if (act_parts_ == 1 && model.config.quant.method == QuantConfig::Method::Awq && head.kind == Linear::Kind::Dense &&
+            head.in % g == 0 && head.out % 8 == 0)
+            q8_group.back() = g;
+        std::vector<cpu::PreparedLinear> prepared = cpu::prepare_linears(order, q8_group);
         for (size_t l = 0; l < model.weights.layers.size(); ++l) {
             auto* p = prepared.data() + 7 * l;
             layers_.push_back({std::move(p[0]), std::move(p[1]), std::move(p[2]), std::move(p[3]), std::move(p[4]), std::move(p[5]), std::move(p[6])});
         }
         lm_head_ = std::move(prepared.back());
+        for (const auto& p : prepared) streamed_bytes_ += cpu::streamed_bytes(p);
         final_norm_ = to_f32(model.weights.final_norm);
         if (options.progress) options.progress(1.0f);
     }
 
     std::string name() const override { return "cpu"; }
     std::string device_name() const override {
-        return cpu_model_name() + " (" + std::to_string(pool_.size()) + " threads, " + cpu::kernels().isa +
-               (act_parts_ == 1 ? ", int8 activations" : "") + ")";
+        return cpu_model_name() + " (" + std::to_string(pool_.size()) + " threads, " + (act_parts_ == 1 ? "int8" : "exact") +
+               " activations, " + cpu::kernels().isa + ")";
     }
 
     size_t kv_bytes_per_block(const KvLayout& layout) const override { return cpu::KvCache::bytes_per_block(layout); }
@@ -124,7 +134,7 @@ public:
         statm >> pages >> resident;
         m.device_used = uint64_t(resident) * uint64_t(sysconf(_SC_PAGE_SIZE));
         m.device_total = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGE_SIZE));
-        m.weights = model_.weights.bytes_per_token;
+        m.weights = streamed_bytes_;  // the linears as this backend holds them (packed, 8-bit lm_head, FP8)
         m.kv_cache = kv_.bytes();
         return m;
     }
@@ -152,6 +162,7 @@ private:
     std::vector<LayerLinears> layers_;
     cpu::PreparedLinear lm_head_;
     int act_parts_ = 3;
+    uint64_t streamed_bytes_ = 0;
     cpu::QuantizedActs acts_;
     KvLayout layout_;
     cpu::KvCache kv_;

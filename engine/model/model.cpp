@@ -118,6 +118,19 @@ std::unique_ptr<Model> load_as_stored(const std::string& spec, const LoadOptions
 
 }  // namespace
 
+std::string model_display_name(const std::string& dir) {
+    fs::path p = fs::path(dir).lexically_normal();
+    if (p.filename().empty()) p = p.parent_path();  // a trailing slash
+    const fs::path parent = p.parent_path();
+    const std::string repo = parent.parent_path().filename().string();
+    if (parent.filename() == "snapshots" && repo.rfind("models--", 0) == 0 && repo.size() > 8) {
+        std::string id = repo.substr(8);
+        if (const auto sep = id.find("--"); sep != std::string::npos) id.replace(sep, 2, "/");
+        return id;
+    }
+    return p.filename().string();
+}
+
 std::unique_ptr<Model> load_model(const std::string& spec, const LoadOptions& options) {
     const auto t0 = std::chrono::steady_clock::now();
     const bool fp8 = parse_load_quantization(options.quantization);
@@ -139,18 +152,14 @@ std::unique_ptr<Model> load_as_stored(const std::string& spec, const LoadOptions
     if (spec.rfind("dummy:", 0) == 0) return load_dummy(spec, options);
     auto m = std::make_unique<Model>();
     m->spec = spec;
-    m->name = fs::path(spec).filename().string();
-    if (m->name.empty()) m->name = fs::path(spec).parent_path().filename().string();
+    m->name = model_display_name(spec);
     m->config = load_model_config(spec);
-    if (!fs::exists(fs::path(spec) / "tokenizer.model")) {
-        const bool has_json = fs::exists(fs::path(spec) / "tokenizer.json");
-        throw Error("no tokenizer.model in " + spec +
-                    (has_json ? ": this model ships only a tokenizer.json (byte-level BPE, e.g. Llama-3), which Folio does not read yet"
-                              : ": a Llama-family folder needs its sentencepiece tokenizer.model"));
-    }
-    m->tokenizer = load_tokenizer(spec);
+    if (!fs::exists(fs::path(spec) / "tokenizer.model") && !fs::exists(fs::path(spec) / "tokenizer.json"))
+        throw Error("no tokenizer.json or tokenizer.model in " + spec +
+                    ": a model folder needs its tokenizer (Hugging Face tokenizer.json or sentencepiece tokenizer.model)");
+    m->tokenizer = load_tokenizer(spec);  // tokenizer.json first, as transformers
     if (m->tokenizer->vocab_size() > m->config.vocab_size)
-        throw Error(spec + ": tokenizer.model has " + std::to_string(m->tokenizer->vocab_size()) + " tokens but config.json's vocab_size is " +
+        throw Error(spec + ": the tokenizer has " + std::to_string(m->tokenizer->vocab_size()) + " tokens but config.json's vocab_size is " +
                     std::to_string(m->config.vocab_size) + ": the tokenizer does not belong to this model");
     m->tokenizer_config = load_tokenizer_config(spec);
     m->generation = load_generation_defaults(spec);

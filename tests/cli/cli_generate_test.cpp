@@ -28,12 +28,13 @@ void expect_one_line_error(const CliResult& r, const std::string& needle) {
     EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
 }
 
+// The fixtures' ids come from an independent fp32-class implementation: the CPU backend's exact mode.
 void check_expected_greedy(const std::string& model) {
     const std::string dir = fixture_path("models/" + model);
     const json expected = json::parse(read_file(dir + "/expected_greedy.json"));
     for (const auto& c : expected["cases"]) {
-        const json j = generate_json({"--model", dir, "--raw", "--prompt", c["prompt"].get<std::string>(), "--max-tokens",
-                                      std::to_string(c["ids"].size())});
+        const json j = generate_json({"--model", dir, "--cpu-activations", "exact", "--raw", "--prompt", c["prompt"].get<std::string>(),
+                                      "--max-tokens", std::to_string(c["ids"].size())});
         EXPECT_EQ(j["prompt_ids"], c["prompt_ids"]);
         EXPECT_EQ(j["ids"], c["ids"]);
         EXPECT_EQ(j["text"], c["text"]);
@@ -82,8 +83,8 @@ TEST(GenerateCommand, StopStringEndsTheTextBeforeIt) {
 }
 
 TEST(GenerateCommand, StreamsPlainTextWithoutJson) {
-    const CliResult r = run_cli({"generate", "--backend", "cpu", "--model", fixture_path("models/stories260K"), "--raw", "--prompt",
-                                 "Once upon a time", "--max-tokens", "64"});
+    const CliResult r = run_cli({"generate", "--backend", "cpu", "--cpu-activations", "exact", "--model", fixture_path("models/stories260K"),
+                                 "--raw", "--prompt", "Once upon a time", "--max-tokens", "64"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const json expected = json::parse(read_file(fixture_path("models/stories260K/expected_greedy.json")));
     EXPECT_EQ(r.out, expected["cases"][0]["text"].get<std::string>());
@@ -93,6 +94,22 @@ TEST(GenerateCommand, DummyModelRuns) {
     const json j = generate_json({"--model", "dummy:tiny", "--raw", "--prompt", "hi", "--max-tokens", "3", "--ignore-eos"});
     EXPECT_EQ(j["ids"].size(), 3u);
     EXPECT_EQ(j["prompt_ids"].size(), 3u);  // BOS + two bytes of the byte tokenizer
+}
+
+// folio-cli export: a dummy model written as a folder runs as a checkpoint; bad flags are one clear line.
+TEST(ExportCommand, WritesAFolderThatRunsAndRefusesBadFlags) {
+    TempDir t;
+    const std::string tok = fixture_path("tokenizers/llama2");
+    const CliResult ok = run_cli({"export", "--model", "dummy:tiny", "--out", t.file("tiny"), "--tokenizer", tok});
+    ASSERT_EQ(ok.exit_code, 0) << ok.err;
+    const json j = generate_json({"--model", t.file("tiny"), "--raw", "--prompt", "hi", "--max-tokens", "2", "--ignore-eos"});
+    EXPECT_EQ(j["ids"].size(), 2u);
+    expect_one_line_error(run_cli({"export", "--model", "dummy:tiny", "--out", t.file("x"), "--tokenizer", tok, "--format", "zip"}),
+                          "--format takes float or awq");
+    expect_one_line_error(run_cli({"export", "--model", "dummy:tiny", "--out", t.file("x")}), "--tokenizer is required");
+    expect_one_line_error(run_cli({"export", "--model", "dummy:tiny", "--out", t.file("tiny"), "--tokenizer", tok}), "not an empty folder");
+    expect_one_line_error(run_cli({"export", "--model", "dummy:tiny", "--out", t.file("y"), "--tokenizer", tok, "--format", "awq"}),
+                          "cannot be quantized with group size 128");
 }
 
 TEST(GenerateCommand, ErrorsAreOneClearLine) {
@@ -108,10 +125,10 @@ TEST(GenerateCommand, ErrorsAreOneClearLine) {
     for (int i = 0; i < 600; ++i) longp += "Once upon a time ";
     expect_one_line_error(run_cli({"generate", "--model", fixture_path("models/stories260K"), "--raw", "--prompt", longp}),
                           "context");
-    // A folder without tokenizer.model.
+    // A folder without a tokenizer.
     TempDir d;
     write_file(d.file("config.json"), read_file(fixture_path("models/stories260K/config.json")));
-    expect_one_line_error(run_cli({"generate", "--model", d.path(), "--prompt", "x"}), "no tokenizer.model");
+    expect_one_line_error(run_cli({"generate", "--model", d.path(), "--prompt", "x"}), "no tokenizer.json or tokenizer.model");
 }
 
 TEST(GenerateCommand, CudaBackendRunsOrSaysWhyNot) {

@@ -15,7 +15,8 @@ namespace {
 using json = nlohmann::json;
 
 json run_json(const std::vector<std::string>& extra) {
-    std::vector<std::string> args{"perplexity", "--backend", "cpu", "--json", "--model", fixture_path("models/stories260K"), "--file",
+    // The exact mode: the base and every run compared with it (the CPU default is int8 activations).
+    std::vector<std::string> args{"perplexity", "--backend", "cpu", "--cpu-activations", "exact", "--json", "--model", fixture_path("models/stories260K"), "--file",
                                   fixture_path("text/story.txt"), "--ctx", "128"};
     args.insert(args.end(), extra.begin(), extra.end());
     const CliResult r = run_cli(args);
@@ -57,8 +58,8 @@ TEST(PerplexityCommand, SavesABaseAndComparesAnFp8RunAgainstIt) {
     EXPECT_EQ(same["kl"]["top1_agreement"], 1.0);
 
     // Other windows than the base's: refused with what to change.
-    const CliResult r = run_cli({"perplexity", "--backend", "cpu", "--model", fixture_path("models/stories260K"), "--file",
-                                 fixture_path("text/story.txt"), "--ctx", "64", "--kl-divergence", base});
+    const CliResult r = run_cli({"perplexity", "--backend", "cpu", "--cpu-activations", "exact", "--model", fixture_path("models/stories260K"),
+                                 "--file", fixture_path("text/story.txt"), "--ctx", "64", "--kl-divergence", base});
     expect_one_line_error(r, "use the same --file, --ctx and tokenizer as the base run");
 }
 
@@ -86,12 +87,12 @@ TEST(PerplexityCommand, GenerateRunsFp8CheckpointsExactly) {
         const std::string dir = fixture_path("models/" + model);
         const json expected = json::parse(read_file(dir + "/expected_greedy.json"));
         const auto& c = expected["cases"][0];
-        const CliResult r = run_cli({"generate", "--backend", "cpu", "--json", "--model", dir, "--raw", "--prompt", c["prompt"].get<std::string>(),
+        const CliResult r = run_cli({"generate", "--backend", "cpu", "--cpu-activations", "exact", "--json", "--model", dir, "--raw", "--prompt", c["prompt"].get<std::string>(),
                                      "--max-tokens", std::to_string(c["ids"].size())});
         ASSERT_EQ(r.exit_code, 0) << r.err;
         EXPECT_EQ(json::parse(r.out)["ids"], c["ids"]) << model;
     }
-    const CliResult r = run_cli({"generate", "--backend", "cpu", "--json", "--model", fixture_path("models/stories260K"), "--raw", "--prompt",
+    const CliResult r = run_cli({"generate", "--backend", "cpu", "--cpu-activations", "exact", "--json", "--model", fixture_path("models/stories260K"), "--raw", "--prompt",
                                  "Once upon a time", "--max-tokens", "8", "--kv-cache-dtype", "fp8"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     EXPECT_EQ(json::parse(r.out)["ids"].size(), 8u);

@@ -121,7 +121,7 @@ TEST(CliTokenize, ErrorsAreOneLineAndExitCodeOne) {
     expect_error({"--model", llama, "--json"}, "exactly one of --text");
     expect_error({"--model", llama, "--text", "a", "--file", "x", "--json"}, "exactly one of --text");
     expect_error({"--model", llama, "--file", dir.file("missing.txt"), "--json"}, dir.file("missing.txt"));
-    expect_error({"--model", dir.path(), "--text", "a", "--json"}, "no tokenizer.model in " + dir.path());
+    expect_error({"--model", dir.path(), "--text", "a", "--json"}, "no tokenizer.json or tokenizer.model in " + dir.path());
     expect_error({"--model", dir.file("nope"), "--text", "a", "--json"}, dir.file("nope"));
     write_file(dir.file("tokenizer.model"), "garbage, not a model");
     expect_error({"--model", dir.path(), "--text", "a", "--json"}, dir.file("tokenizer.model"));

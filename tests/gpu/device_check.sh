@@ -236,7 +236,7 @@ done < <(grep -oE '\[ parity \] .*' "$out/gpu_tests.log")
 cli=$build/app/cli/folio-cli
 gen=(generate --model "$fixtures/models/stories260K" --prompt "Once upon a time" --max-tokens 24 --raw --temperature 0 --json)
 if limited 60 "$cli" "${gen[@]}" --backend cuda >"$out/cli_cuda.json" 2>"$out/cli_cuda.log" &&
-   limited 60 "$cli" "${gen[@]}" --backend cpu >"$out/cli_cpu.json" 2>"$out/cli_cpu.log"; then
+   limited 60 "$cli" "${gen[@]}" --backend cpu --cpu-activations exact >"$out/cli_cpu.json" 2>"$out/cli_cpu.log"; then
   ids_cuda=$(grep -oE '"ids": *\[[^]]*\]' "$out/cli_cuda.json"); ids_cpu=$(grep -oE '"ids": *\[[^]]*\]' "$out/cli_cpu.json")
   if [ "$ids_cuda" = "$ids_cpu" ]; then row "folio-cli generate cuda vs cpu" PASS "same 24 greedy tokens (stories260K)"
   else row "folio-cli generate cuda vs cpu" INFO "greedy tokens differ (near-tie?): cli_cuda.json, cli_cpu.json"; fi
@@ -250,7 +250,7 @@ jget() { sed -nE "s/.*\"$2\": *([0-9.eE+-]+).*/\1/p" "$1" | head -1; }  # jget F
 # (converted at load), an FP8 KV cache (scales from the first batch) and both, each compared by KL
 # divergence with the CPU's fp32 run (the oracle) saved as the base. INFO rows: figures, not gates.
 ppl_args=(perplexity --model "$fixtures/models/stories260K" --file "$fixtures/text/story.txt" --ctx 128 --json)
-if limited 60 "$cli" "${ppl_args[@]}" --backend cpu --save-logits "$out/ppl_base.lp" >"$out/ppl_cpu.json" 2>"$out/ppl_cpu.log"; then
+if limited 60 "$cli" "${ppl_args[@]}" --backend cpu --cpu-activations exact --save-logits "$out/ppl_base.lp" >"$out/ppl_cpu.json" 2>"$out/ppl_cpu.log"; then
   for variant in "fp16:" "fp8 weights:--quantization fp8" "fp8 KV:--kv-cache-dtype fp8 --calculate-kv-scales" \
                  "fp8 weights + KV:--quantization fp8 --kv-cache-dtype fp8 --calculate-kv-scales"; do
     name=${variant%%:*}

@@ -1,7 +1,9 @@
 // The CUDA backend end to end against the CPU backend (the oracle) on the fixture models: teacher-
 // forced logits at every position, greedy generation, mixed prefill/decode batches, CUDA-graph
 // decode steps, copy-on-write block copies and the out-of-memory message. The same file runs in the
-// SIMT harness (CI) and on a real GPU (tests/gpu, device_check.sh).
+// SIMT harness (CI) and on a real GPU (tests/gpu, device_check.sh), with the GPU's default linear
+// policy (dense linears and large AWQ products through cuBLAS; in the harness, its host cuBLAS);
+// the tests marked so also run with the hand-written kernels only.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -20,6 +22,7 @@
 #include "engine/sampling/sampler.h"
 #include "kernels/cuda_backend.h"
 #include "kernels/step_inputs.h"
+#include "support/linear_policies.h"
 #include "support/window_reference.h"
 #include "tests/engine/cpu/model_fixture.h"
 #include "tests/support/fixtures.h"
@@ -36,6 +39,16 @@ Fixture load(const std::string& name) {
     const std::string dir = test::fixture_path("models/" + name);
     return {test::load_weights_only(dir), nlohmann::json::parse(test::read_file(dir + "/expected_greedy.json"))};
 }
+
+// The CPU reference every kernel is checked against: its exact mode (the default is the fast int8 mode).
+BackendOptions exact_cpu_options() {
+    BackendOptions o;
+    o.cpu_activations = CpuActivations::Exact;
+    return o;
+}
+
+using test::HandWrittenKernelsOnly;
+using test::ScopedEnv;
 
 BackendOptions small_options(bool graphs = true) {
     BackendOptions o;
@@ -85,6 +98,7 @@ ForwardBatch make_batch(const std::vector<const std::vector<int>*>& seqs, const 
 struct Agreement {
     int rows = 0, checked = 0, agreed = 0;
     double worst_rel = 0.0;
+    cuda::LinearPathCounts linears;  // the products each path ran (after the backend was made)
 };
 
 // Compares logits rows: relative L2 error everywhere, top-1 where the reference's top-2 margin is clear.
@@ -126,13 +140,14 @@ void run_both(Backend& gpu, Backend& cpu, const ForwardBatch& b, int vocab, Agre
 Agreement teacher_forced(const Fixture& f, int prefill_chunk, const BackendOptions& options, KvCacheDtype kv = KvCacheDtype::Auto) {
     const Model& m = *f.model;
     auto gpu = make_cuda_backend(m, options);
-    BackendOptions cpu_options;
+    BackendOptions cpu_options = exact_cpu_options();
     cpu_options.kv_scales_from_first_batch = options.kv_scales_from_first_batch;
     auto cpu = make_cpu_backend(m, cpu_options);
     KvLayout layout = layout_for(m);
     layout.dtype = kv;
     gpu->allocate_kv(layout);
     cpu->allocate_kv(layout);
+    const cuda::LinearPathCounts made = cuda_linear_path_counts(*gpu);
     Agreement a;
     for (const auto& c : f.expected["cases"]) {
         std::vector<int> seq = c["prompt_ids"].get<std::vector<int>>();
@@ -147,6 +162,7 @@ Agreement teacher_forced(const Fixture& f, int prefill_chunk, const BackendOptio
             pos += n;
         }
     }
+    a.linears = cuda_linear_path_counts(*gpu).since(made);
     return a;
 }
 
@@ -162,12 +178,17 @@ void expect_parity(const Agreement& a, const char* what) {
 
 TEST(CudaBackend, TeacherForcedParityStories260K) {
     const Fixture f = load("stories260K");
-    expect_parity(teacher_forced(f, 1 << 20, small_options()), "stories260K, whole prompt then decode");
+    const Agreement whole = teacher_forced(f, 1 << 20, small_options());
+    expect_parity(whole, "stories260K, whole prompt then decode");
+    EXPECT_GT(whole.linears.dense_cublas, 0u) << "the default policy sends dense linears to cuBLAS";
+    EXPECT_EQ(whole.linears.hand_written(), 0u);
     // Prefill in chunks of 2, and 16-key decode partitions: a 69-token context spans five thread
     // blocks per head, merged by the second kernel (PagedAttention v2).
-    setenv("FOLIO_CUDA_PARTITION_SIZE", "16", 1);
-    const Agreement a = teacher_forced(f, 2, small_options());
-    unsetenv("FOLIO_CUDA_PARTITION_SIZE");
+    Agreement a;
+    {
+        ScopedEnv partitions("FOLIO_CUDA_PARTITION_SIZE", "16");
+        a = teacher_forced(f, 2, small_options());
+    }
     expect_parity(a, "stories260K, 2-token prefill chunks, 16-key partitions");
 }
 
@@ -194,10 +215,10 @@ TEST(CudaBackend, TeacherForcedParityFp8Checkpoints) {
 // What an FP8 KV cache itself moves on the CPU: FP8 pools against fp32 pools, teacher-forced.
 Agreement cpu_fp8_kv_cost(const Fixture& f, KvCacheDtype kv, bool calibrate) {
     const Model& m = *f.model;
-    BackendOptions q_options;
+    BackendOptions q_options = exact_cpu_options();
     q_options.kv_scales_from_first_batch = calibrate;
     auto q = make_cpu_backend(m, q_options);
-    auto ref = make_cpu_backend(m, BackendOptions{});
+    auto ref = make_cpu_backend(m, exact_cpu_options());
     KvLayout ql = layout_for(m);
     ql.dtype = kv;
     q->allocate_kv(ql);
@@ -244,7 +265,70 @@ TEST(CudaBackend, TeacherForcedParityFp8KvCache) {
 
 TEST(CudaBackend, TeacherForcedParityTinyAwq) {
     const Fixture f = load("tiny-awq");
-    expect_parity(teacher_forced(f, 1 << 20, small_options()), "tiny-awq");
+    const Agreement a = teacher_forced(f, 1 << 20, small_options());
+    expect_parity(a, "tiny-awq");
+    EXPECT_GT(a.linears.awq_gemv, 0u);
+    EXPECT_GT(a.linears.dense_cublas, 0u) << "lm_head (tied embeddings, fp16) goes to cuBLAS";
+    EXPECT_EQ(a.linears.dense_gemv + a.linears.dense_mma, 0u);
+}
+
+// The other policy: the hand-written kernels only, which is also what a GPU runs with
+// FOLIO_CUDA_CUBLAS=0 FOLIO_AWQ_DEQUANT_MIN_ROWS=0. It differs from the default in the dense linears
+// (here) and in AWQ products of 512 rows or more (see below); smaller AWQ products take the same
+// kernels under both policies.
+TEST(CudaBackend, TeacherForcedParityWithTheHandWrittenKernelsOnly) {
+    const HandWrittenKernelsOnly policy;
+    const Agreement dense = teacher_forced(load("stories260K"), 1 << 20, small_options());
+    expect_parity(dense, "stories260K, hand-written kernels only");
+    EXPECT_EQ(dense.linears.cublas(), 0u);
+    EXPECT_GT(dense.linears.dense_gemv, 0u);
+}
+
+// tiny-awq in steps of 512 rows (8 sequences x 64 prompt tokens), 8 rows (8 decodes) and 40 rows
+// (5 x 8): under the default policy its AWQ linears take each of their three paths (dequantise +
+// cuBLAS from 512 rows, the GEMV, the tensor-core kernel), and the logits of every sequence match
+// the CPU backend's. (Without cuBLAS the 512 rows would go to the tensor-core kernel, which costs
+// seconds in the harness: that kernel is tested on its own in gemm_test, and below 512 rows it is
+// the same call under either policy.)
+TEST(CudaBackend, TinyAwqStepsTakeEachAwqPathOfTheDefaultPolicyAndMatchTheCpu) {
+    const Fixture f = load("tiny-awq");
+    const Model& m = *f.model;
+    BackendOptions o = small_options(false);
+    o.max_num_batched_tokens = 512;
+    auto gpu = make_cuda_backend(m, o);
+    auto cpu = make_cpu_backend(m, exact_cpu_options());
+    gpu->allocate_kv(layout_for(m));
+    cpu->allocate_kv(layout_for(m));
+    std::vector<std::vector<int>> seqs(8);
+    std::vector<std::vector<int32_t>> tables;
+    std::vector<const std::vector<int>*> ptrs;
+    for (int s = 0; s < 8; ++s) {
+        for (int i = 0; i < 73; ++i) seqs[size_t(s)].push_back(1 + (i * 37 + s * 101 + i / 5) % 31999);
+        tables.push_back(scattered_table(s, 8, 5, 64));
+        ptrs.push_back(&seqs[size_t(s)]);
+    }
+    std::vector<Step> prefill, decode, chunk;
+    for (int s = 0; s < 8; ++s) {
+        prefill.push_back({s, 0, 64});
+        decode.push_back({s, 64, 1});
+    }
+    for (int s = 0; s < 5; ++s) chunk.push_back({s, 65, 8});
+    Agreement a;
+    cuda::LinearPathCounts last = cuda_linear_path_counts(*gpu);
+    std::vector<cuda::LinearPathCounts> per_step;
+    for (const auto* st : {&prefill, &decode, &chunk}) {
+        run_both(*gpu, *cpu, make_batch(ptrs, tables, *st), m.config.vocab_size, a);
+        const cuda::LinearPathCounts now = cuda_linear_path_counts(*gpu);
+        per_step.push_back(now.since(last));
+        last = now;
+    }
+    expect_parity(a, "tiny-awq in 512-, 8- and 40-row steps");
+    const uint64_t per_step_linears = uint64_t(4 * m.config.num_layers);  // fused QKV, o_proj, fused gate/up, down
+    EXPECT_EQ(per_step[0].awq_dequant_cublas, per_step_linears) << "512 rows: dequantise, then cuBLAS";
+    EXPECT_EQ(per_step[0].awq_mma + per_step[0].awq_gemv, 0u);
+    EXPECT_EQ(per_step[1].awq_gemv, per_step_linears);
+    EXPECT_EQ(per_step[2].awq_mma, per_step_linears);
+    for (const auto& c : per_step) EXPECT_EQ(c.dense_cublas, 1u) << "lm_head, once per step";
 }
 
 // Turns a fixture's dense matrices and embeddings into bf16 copies (as most Hugging Face uploads
@@ -310,7 +394,7 @@ TEST(CudaBackend, SlidingWindowMatchesAWindowedReferenceModel) {
     const std::vector<float> plain = test::windowed_reference_logits(m, seq, 0);
     const std::vector<float> windowed = test::windowed_reference_logits(m, seq, window);
     {
-        auto cpu = make_cpu_backend(m, BackendOptions{});
+        auto cpu = make_cpu_backend(m, exact_cpu_options());
         cpu->allocate_kv(layout_for(m));
         std::vector<float> lc;
         cpu->forward(make_batch({&seq}, {scattered_table(0, 1, 64, 64)}, {{0, 0, n}}), lc);
@@ -329,9 +413,11 @@ TEST(CudaBackend, SlidingWindowMatchesAWindowedReferenceModel) {
     m.config.architecture = "MistralForCausalLM";
     m.config.model_type = "mistral";
     m.config.sliding_window = window;
-    setenv("FOLIO_CUDA_PARTITION_SIZE", "16", 1);
-    auto gpu = make_cuda_backend(m, small_options());
-    unsetenv("FOLIO_CUDA_PARTITION_SIZE");
+    std::unique_ptr<Backend> gpu;
+    {
+        ScopedEnv partitions("FOLIO_CUDA_PARTITION_SIZE", "16");
+        gpu = make_cuda_backend(m, small_options());
+    }
     gpu->allocate_kv(layout_for(m));
     const std::vector<std::vector<int32_t>> tables{scattered_table(0, 1, 64, 64)};
     Agreement a;
@@ -388,11 +474,12 @@ TEST(CudaBackend, GreedyGenerationMatchesTheFixtures) {
     }
 }
 
-TEST(CudaBackend, MixedBatchesMatchTheCpuSequenceBySequence) {
+// Returns the products each linear path ran.
+cuda::LinearPathCounts mixed_batches_match_the_cpu_sequence_by_sequence(const char* what) {
     const Fixture f = load("stories260K");
     const Model& m = *f.model;
     auto gpu = make_cuda_backend(m, small_options());
-    auto cpu = make_cpu_backend(m, BackendOptions{});
+    auto cpu = make_cpu_backend(m, exact_cpu_options());
     gpu->allocate_kv(layout_for(m));
     cpu->allocate_kv(layout_for(m));
     // Three sequences interleaved in one pool: prefill chunks and decodes in the same steps.
@@ -411,14 +498,30 @@ TEST(CudaBackend, MixedBatchesMatchTheCpuSequenceBySequence) {
         {{2, 33, 1}, {1, 21, 5}, {0, 19, 1}},      // b gets a second chunk
         {{0, 20, 1}, {1, 26, 1}, {2, 34, 1}},      // a pure decode step (CUDA graph path when sampling)
     };
+    const cuda::LinearPathCounts made = cuda_linear_path_counts(*gpu);
     Agreement agree;
     for (const auto& st : steps) run_both(*gpu, *cpu, make_batch({&a, &b, &c}, tables, st), m.config.vocab_size, agree);
-    expect_parity(agree, "stories260K mixed batches");
+    expect_parity(agree, what);
+    return cuda_linear_path_counts(*gpu).since(made);
 }
 
-TEST(CudaBackend, GraphReplaysEqualEagerSteps) {
-    // Two backends fed the same decode batches, one replaying captured graphs: identical tokens,
-    // for several batch sizes (padding up to the graph's bucket) and contexts crossing blocks.
+TEST(CudaBackend, MixedBatchesMatchTheCpuSequenceBySequence) {
+    const cuda::LinearPathCounts n = mixed_batches_match_the_cpu_sequence_by_sequence("stories260K mixed batches");
+    EXPECT_GT(n.dense_cublas, 0u);
+    EXPECT_EQ(n.hand_written(), 0u);
+}
+
+TEST(CudaBackend, MixedBatchesMatchTheCpuSequenceBySequenceWithTheHandWrittenKernelsOnly) {
+    const HandWrittenKernelsOnly policy;
+    const cuda::LinearPathCounts n = mixed_batches_match_the_cpu_sequence_by_sequence("stories260K mixed batches, hand-written kernels only");
+    EXPECT_EQ(n.cublas(), 0u);
+    EXPECT_GT(n.dense_mma, 0u) << "17- to 38-row steps: the tensor-core kernel";
+    EXPECT_GT(n.dense_gemv, 0u) << "the logits rows and the pure decode step: the GEMV";
+}
+
+// Two backends fed the same decode batches, one replaying captured graphs: identical tokens, for
+// several batch sizes (padding up to the graph's bucket) and contexts crossing blocks.
+void graph_replays_equal_eager_steps() {
     const Fixture f = load("stories260K");
     const Model& m = *f.model;
     auto with = make_cuda_backend(m, small_options(true));
@@ -458,6 +561,15 @@ TEST(CudaBackend, GraphReplaysEqualEagerSteps) {
         // The others fall behind: re-feed their last token next time they are active.
         for (int s = active; s < 5; ++s) seqs[size_t(s)].push_back(seqs[size_t(s)].back());
     }
+}
+
+TEST(CudaBackend, GraphReplaysEqualEagerSteps) {
+    graph_replays_equal_eager_steps();  // cuBLAS calls captured into the graphs
+}
+
+TEST(CudaBackend, GraphReplaysEqualEagerStepsWithTheHandWrittenKernelsOnly) {
+    const HandWrittenKernelsOnly policy;
+    graph_replays_equal_eager_steps();  // dense_gemv's launches captured instead
 }
 
 TEST(CudaBackend, DeviceSamplingEqualsHostSamplingOfTheSameLogits) {
@@ -597,7 +709,7 @@ TEST(CudaBackend, TwoHundredFiftySixSequencesDecodeThroughGraphs) {
         sample.push_back(decode[size_t(s)]);
         cpu_pre.push_back(pre[size_t(s)]);
     }
-    auto cpu = make_cpu_backend(m, BackendOptions{});
+    auto cpu = make_cpu_backend(m, exact_cpu_options());
     cpu->allocate_kv(layout);
     cpu->forward(make_batch(ptrs, tables, cpu_pre), logits);
     Agreement a;
@@ -611,10 +723,12 @@ TEST(CudaBackend, ContextsUpToTheModelMaximum) {
     const Fixture f = load("stories260K");
     const Model& m = *f.model;
     ASSERT_EQ(m.context_length(), 512);
-    setenv("FOLIO_CUDA_PARTITION_SIZE", "16", 1);
-    auto gpu = make_cuda_backend(m, small_options());
-    unsetenv("FOLIO_CUDA_PARTITION_SIZE");
-    auto cpu = make_cpu_backend(m, BackendOptions{});
+    std::unique_ptr<Backend> gpu;
+    {
+        ScopedEnv partitions("FOLIO_CUDA_PARTITION_SIZE", "16");
+        gpu = make_cuda_backend(m, small_options());
+    }
+    auto cpu = make_cpu_backend(m, exact_cpu_options());
     gpu->allocate_kv(layout_for(m, 40));
     cpu->allocate_kv(layout_for(m, 40));
     std::vector<int> seq;
@@ -678,6 +792,22 @@ TEST(CudaBackend, StepsWithMorePenalisedIdsThanTheBufferSampleOnTheHost) {
     std::vector<float> scratch;
     sample_step(*gpu, engine_sampler, b, rows, scratch, ids);
     EXPECT_EQ(ids, expect);
+}
+
+TEST(CudaBackend, BadLinearPolicySwitchesAreRefusedByName) {
+    const Fixture f = load("stories260K");
+    for (const auto& [name, value] : {std::pair{"FOLIO_CUDA_CUBLAS", "2"}, std::pair{"FOLIO_CUDA_CUBLAS", "yes"},
+                                      std::pair{"FOLIO_AWQ_DEQUANT_MIN_ROWS", "-1"}, std::pair{"FOLIO_AWQ_DEQUANT_MIN_ROWS", "512x"}}) {
+        const ScopedEnv bad(name, value);
+        try {
+            make_cuda_backend(*f.model, small_options());
+            ADD_FAILURE() << name << "=" << value << " was accepted";
+        } catch (const Error& e) {
+            const std::string msg = e.what();
+            EXPECT_NE(msg.find(name), std::string::npos) << msg;
+            EXPECT_NE(msg.find(std::string("\"") + value + "\""), std::string::npos) << msg;
+        }
+    }
 }
 
 TEST(CudaBackend, RejectsBadBatchesAndSaysWhenTheModelDoesNotFit) {

@@ -4,6 +4,8 @@
 #include <QFileInfo>
 #include <QUrl>
 
+#include "engine/model/model.h"
+
 namespace folio::app {
 
 ModelLibrary::ModelLibrary(const QString& settingsFile, QObject* parent)
@@ -62,7 +64,8 @@ QString ModelLibrary::folderProblem(const QString& path) const {
         return tr("%1 has no .safetensors weights (PyTorch .bin files are not supported; convert them or download "
                   "the safetensors version).").arg(path);
     }
-    if (!dir.exists("tokenizer.model")) return tr("%1 has no tokenizer.model (the sentencepiece tokenizer).").arg(path);
+    if (!dir.exists("tokenizer.json") && !dir.exists("tokenizer.model"))
+        return tr("%1 has no tokenizer.json or tokenizer.model (the model's tokenizer).").arg(path);
     return {};
 }
 
@@ -70,7 +73,7 @@ QString ModelLibrary::localPath(const QUrl& url) const { return url.isLocalFile(
 
 QString ModelLibrary::displayName(const QString& spec) const {
     if (spec.startsWith(QLatin1String("dummy:"))) return spec;
-    return QFileInfo(spec).fileName();
+    return QString::fromStdString(model_display_name(spec.toStdString()));
 }
 
 }  // namespace folio::app

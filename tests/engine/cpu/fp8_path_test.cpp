@@ -58,8 +58,8 @@ void check(const std::string& name) {
         ++replaced;
     }
     ASSERT_EQ(replaced, 7 * fp8->config.num_layers);
-    auto b_fp8 = make_cpu_backend(*fp8, {});
-    auto b_dense = make_cpu_backend(*dense, {});
+    auto b_fp8 = make_cpu_backend(*fp8, test::exact_cpu());
+    auto b_dense = make_cpu_backend(*dense, test::exact_cpu());
     const std::vector<int32_t> tokens = {1, 403, 407, 261, 378, 432, 383, 286, 261, 376, 298, 315, 421, 395, 317, 426, 338,
                                          401, 396, 267, 337, 410, 408, 419, 292, 411, 322, 265, 282, 295, 433, 426};
     for (int chunk : {1, 7}) {

@@ -36,6 +36,7 @@ Loaded load(const std::string& model, const std::string& quantization = "") {
 PerplexityResult ppl(const Loaded& r, KvCacheDtype kv, int ctx = 128, int parallel = 4,
                      const std::function<void(int64_t, int32_t, const float*)>& on_logits = {}, bool calibrate = false) {
     BackendOptions bo;
+    bo.cpu_activations = CpuActivations::Exact;  // the reference mode (the CPU default is int8 activations)
     bo.kv_scales_from_first_batch = calibrate;
     auto backend = make_cpu_backend(*r.model, bo);
     PerplexityOptions o;

@@ -1,7 +1,7 @@
 // A developer benchmark of the CPU backend (not a test, not in ctest): weight bytes per token, decode
 // tokens/s at several stream counts, prefill tokens/s, and the read bandwidth of a sum-reduction over
 // 1 GiB with all cores in the same run.
-//   cpu_decode_bench [MODEL=dummy:llama-0.8b-awq] [--steps N] [--prefill N] [--streams 1,4,16] [--int8]
+//   cpu_decode_bench [MODEL=dummy:llama-0.8b-awq] [--steps N] [--prefill N] [--streams 1,4,16] [--exact] (default: int8 activations)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
         if (a == "--steps" && i + 1 < argc) steps = std::atoi(argv[++i]);
         else if (a == "--prefill" && i + 1 < argc) prefill = std::atoi(argv[++i]);
         else if (a == "--threads" && i + 1 < argc) bo.num_threads = std::atoi(argv[++i]);
-        else if (a == "--int8") bo.cpu_int8_activations = true;
+        else if (a == "--exact") bo.cpu_activations = folio::CpuActivations::Exact;
         else if (a == "--streams" && i + 1 < argc) {
             stream_counts.clear();
             for (const char* p = argv[++i]; *p;) { stream_counts.push_back(std::atoi(p)); while (*p && *p != ',') ++p; if (*p) ++p; }

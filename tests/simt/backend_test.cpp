@@ -203,7 +203,15 @@ TEST(CudaBackend, TeacherForcedParityFp8Checkpoints) {
         const Agreement w8a16 = teacher_forced(f, 1 << 20, small_options());
         unsetenv("FOLIO_FP8_W8A8");
         expect_parity(w8a16, (std::string(name) + ", weight-only").c_str());
+        // Decode steps take the FP8 GEMV, prompts the weight-only tensor-core GEMM; nothing quantizes activations.
+        EXPECT_GT(w8a16.linears.fp8_gemv, 0u) << name;
+        EXPECT_GT(w8a16.linears.fp8_w8a16_mma, 0u) << name;
+        EXPECT_EQ(w8a16.linears.fp8_w8a8_mma, 0u) << name;
         const Agreement w8a8 = teacher_forced(f, 1 << 20, small_options());
+        // With W8A8 allowed (the harness reports sm_89) the prompts go to the FP8 tensor cores instead,
+        // except down_proj, whose k (172) is not a multiple of 16: it stays weight-only, one per layer.
+        EXPECT_GT(w8a8.linears.fp8_w8a8_mma, 0u) << name;
+        EXPECT_EQ(w8a8.linears.fp8_w8a16_mma, w8a16.linears.fp8_w8a16_mma / 4) << name << ": only down_proj of the 4 FP8 products";
         EXPECT_EQ(w8a8.rows, w8a16.rows);
         EXPECT_LT(w8a8.worst_rel, 0.1) << name << " W8A8";
         EXPECT_GE(w8a8.agreed, w8a8.checked * 9 / 10) << name << " W8A8";

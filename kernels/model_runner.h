@@ -1,8 +1,9 @@
 #pragma once
 // The decoder forward pass as a sequence of kernel launches on one stream, for a packed step:
-// embeddings into an fp32 residual stream; per layer RMSNorm (+ residual add), fused QKV, RoPE + KV
-// write, decode and prefill attention, o_proj, RMSNorm (+ residual add), fused gate/up, SiLU*up,
-// down; then the final norm and lm_head only on the rows that want logits (fp32 logits). Nothing
+// embeddings into an fp32 residual stream; then the launches the model's plan became
+// (DeviceModel::plan, launch_plan.h; for Llama per layer RMSNorm (+ residual add), fused QKV, RoPE +
+// KV write, decode and prefill attention, o_proj, RMSNorm (+ residual add), fused gate/up, SiLU*up,
+// down); then the final norm and lm_head only on the rows that want logits (fp32 logits). Nothing
 // here synchronises with the host, so the whole step can be captured in a CUDA graph.
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "kernels/device_buffer.h"
 #include "kernels/device_model.h"
 #include "kernels/linear_runner.h"
+#include "kernels/rope_kv.h"
 #include "kernels/step_inputs.h"
 
 namespace folio::cuda {
@@ -58,6 +60,11 @@ public:
     int decode_partitions(int table_width) const;
 
 private:
+    __half* buffer(StepBuffer b) const;
+    void attention(const Launch& k, const StepInputs& in, const StepCounts& c, cudaStream_t stream);
+    // Layer `layer`'s pools with their element type and (FP8) scales, as rope_write_kv writes them.
+    KvWriteTarget kv_write_target(int layer) const;
+
     const ModelConfig& config_;
     const DeviceModel& model_;
     RunnerConfig rc_;

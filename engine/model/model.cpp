@@ -90,6 +90,7 @@ std::unique_ptr<Model> load_dummy(const std::string& spec, const LoadOptions& op
     if (!options.tokenizer_path.empty()) {
         m->tokenizer = load_tokenizer(options.tokenizer_path);
         m->config.vocab_size = m->tokenizer->vocab_size();
+        m->config.decodable_vocab = m->config.vocab_size;
         const fs::path p(options.tokenizer_path);
         if (fs::is_directory(p)) m->tokenizer_config = load_tokenizer_config(p.string());
     } else {
@@ -161,6 +162,7 @@ std::unique_ptr<Model> load_as_stored(const std::string& spec, const LoadOptions
     if (m->tokenizer->vocab_size() > m->config.vocab_size)
         throw Error(spec + ": the tokenizer has " + std::to_string(m->tokenizer->vocab_size()) + " tokens but config.json's vocab_size is " +
                     std::to_string(m->config.vocab_size) + ": the tokenizer does not belong to this model");
+    m->config.decodable_vocab = m->tokenizer->vocab_size();  // rows past it are padding, never sampled
     m->tokenizer_config = load_tokenizer_config(spec);
     m->generation = load_generation_defaults(spec);
     Checkpoint checkpoint(spec);

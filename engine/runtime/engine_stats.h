@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "engine/backend/backend.h"
-#include "engine/runtime/request.h"
+#include "engine/runtime/core_request.h"
 
 namespace folio {
 

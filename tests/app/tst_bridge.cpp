@@ -15,7 +15,7 @@
 #include "app/gui/store/reply_journal.h"
 #include "engine/backends/backend_factory.h"
 #include "engine/model/model.h"
-#include "engine/runtime/engine.h"
+#include "engine/frontdoor/engine.h"
 #include "tests/app/fixtures_qt.h"
 
 using namespace folio::app;

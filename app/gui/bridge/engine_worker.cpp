@@ -8,7 +8,7 @@
 #include "engine/backends/backend_factory.h"
 #include "engine/core/error.h"
 #include "engine/model/model.h"
-#include "engine/runtime/engine.h"
+#include "engine/frontdoor/engine.h"
 
 namespace folio::app {
 namespace {

@@ -1,7 +1,8 @@
-// EngineCore on a fake backend whose output depends on every KV slot it reads back through the block
-// tables: request handling, finish reasons, rejections, cancellation, failures, static batching,
-// prefix sharing, fork, preemption and the stats, all checked against what each request produces alone.
-#include "engine/runtime/engine_core.h"
+// The engine (the core driven through the front door, single-threaded: SyncEngine) on a fake backend
+// whose output depends on every KV slot it reads back through the block tables: request handling,
+// finish reasons, rejections, cancellation, failures, static batching, prefix sharing, fork,
+// preemption and the stats, all checked against what each request produces alone.
+#include "engine/frontdoor/sync_engine.h"
 
 #include <gtest/gtest.h>
 
@@ -57,7 +58,7 @@ struct Driver {
         if (o.num_kv_blocks == 0) o.num_kv_blocks = 128;
         auto b = std::make_unique<FakeBackend>(300, std::move(next));
         fake = b.get();
-        core = std::make_unique<EngineCore>(test::fake_model(context), std::move(b), o);
+        core = std::make_unique<SyncEngine>(test::fake_model(context), std::move(b), o);
     }
     void absorb(std::vector<Event> events) {
         for (auto& e : events) {
@@ -80,7 +81,7 @@ struct Driver {
         return n;
     }
     FakeBackend* fake = nullptr;
-    std::unique_ptr<EngineCore> core;
+    std::unique_ptr<SyncEngine> core;
     std::map<RequestId, Outcome> out;
 };
 

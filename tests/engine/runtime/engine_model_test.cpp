@@ -11,7 +11,7 @@
 
 #include "engine/cpu/cpu_backend.h"
 #include "engine/model/model.h"
-#include "engine/runtime/engine_core.h"
+#include "engine/frontdoor/sync_engine.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/request_outcomes.h"
 
@@ -25,12 +25,12 @@ std::shared_ptr<const Model> load(const std::string& fixture) {
     return m;
 }
 
-std::unique_ptr<EngineCore> make_core(const std::shared_ptr<const Model>& model, EngineOptions o) {
+std::unique_ptr<SyncEngine> make_core(const std::shared_ptr<const Model>& model, EngineOptions o) {
     if (o.num_kv_blocks == 0) o.num_kv_blocks = 512;
     BackendOptions b;
     b.num_threads = 1;  // the results do not depend on it; one thread avoids wake-ups on a busy CI machine
     b.cpu_activations = CpuActivations::Exact;  // compared with the fixtures' expected ids
-    return std::make_unique<EngineCore>(model, make_cpu_backend(*model, b), o);
+    return std::make_unique<SyncEngine>(model, make_cpu_backend(*model, b), o);
 }
 
 using Result = test::RequestOutcome;
@@ -123,6 +123,28 @@ TEST(EngineModel, RawTextPromptMatchesTheReferenceGreedyOutput) {
             EXPECT_EQ(got.text, c["text"].get<std::string>()) << fixture;
         }
     }
+}
+
+// Llama-3.x lists several end ids (config.json [128001, 128008, 128009], generation_config.json may add
+// more): generation stops on whichever comes first, from either file, and the token is the last one.
+TEST(EngineModel, GenerationStopsOnEveryIdOfTheEosLists) {
+    const auto expected = nlohmann::json::parse(test::read_file(test::fixture_path("models/tiny-llama3/expected_greedy.json")));
+    const auto& c = expected["cases"][0];
+    const auto ids = c["ids"].get<std::vector<int32_t>>();  // 111259 x3, then 30341 ..., 23508 at index 12
+    ASSERT_EQ(ids[3], 30341);
+    ASSERT_EQ(ids[12], 23508);
+    const auto stop_at = [&](std::vector<int> config_eos, std::vector<int> generation_eos) {
+        std::shared_ptr<Model> m = load_model(test::fixture_path("models/tiny-llama3"));
+        m->config.eos_token_ids = std::move(config_eos);
+        m->generation.eos_token_ids = std::move(generation_eos);
+        return run_alone(m, greedy(c["prompt_ids"].get<std::vector<int32_t>>(), 24));
+    };
+    const Result a = stop_at({128001, 30341, 128009}, {});
+    EXPECT_EQ(a.ids, std::vector<int32_t>(ids.begin(), ids.begin() + 4));
+    EXPECT_EQ(a.end.reason, FinishReason::Eos);
+    const Result b = stop_at({128001, 128008, 128009}, {128009, 23508});
+    EXPECT_EQ(b.ids, std::vector<int32_t>(ids.begin(), ids.begin() + 13));
+    EXPECT_EQ(b.end.reason, FinishReason::Eos);
 }
 
 // Chat messages go through the model's chat template (stories260K has none: the built-in Llama-2

@@ -1,7 +1,7 @@
 // The threaded Engine: submit, cancel, stats and events from several threads while the loop runs;
 // no call waits for a step; failures become Error events and the loop goes on. Runs in the
 // sanitizer build too (data races and leaks show up there).
-#include "engine/runtime/engine.h"
+#include "engine/frontdoor/engine.h"
 
 #include <gtest/gtest.h>
 

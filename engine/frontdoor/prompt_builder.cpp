@@ -1,4 +1,4 @@
-#include "engine/runtime/prompt_builder.h"
+#include "engine/frontdoor/prompt_builder.h"
 
 #include <algorithm>
 #include <spdlog/spdlog.h>

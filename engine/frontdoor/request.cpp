@@ -1,4 +1,4 @@
-#include "engine/runtime/request.h"
+#include "engine/frontdoor/request.h"
 
 #include <utility>
 

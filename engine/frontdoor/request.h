@@ -1,17 +1,18 @@
 #pragma once
-// What a caller asks of the engine, and what comes back. Plain data shared by the engine core, the
-// threaded engine, the CLI, the benchmark and the Qt bridge.
+// What a caller asks of the engine, and what comes back: requests with text (chat messages, raw
+// text or ids) in, events with text out. Plain data shared by the threaded Engine, SyncEngine, the
+// CLI, the benchmark and the Qt bridge. The front door turns a Request into the core's CoreRequest
+// (engine/runtime/core_request.h) and the core's CoreEvents into Events.
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "engine/chat/chat_message.h"
+#include "engine/runtime/core_request.h"
 #include "engine/sampling/finish_reason.h"
 #include "engine/sampling/sampling_params.h"
 
 namespace folio {
-
-using RequestId = uint64_t;
 
 struct Request {
     // Exactly one of these three is the prompt: ids (used as given), chat messages (rendered with the
@@ -35,24 +36,14 @@ struct Request {
 // depend only on the prompt and the model, as benchmarks and reproducibility tests want.
 Request fixed_length_greedy_request(std::vector<int32_t> prompt_ids, int max_tokens);
 
-struct RequestTimings {
-    int prompt_tokens = 0;
-    int cached_prompt_tokens = 0;  // prompt tokens served from the prefix cache
-    int generated_tokens = 0;
-    double queue_ms = 0;       // submit to first scheduled
-    double ttft_ms = 0;        // submit to first token
-    double prefill_tok_s = 0;  // prompt tokens / (first token - first scheduled)
-    double decode_tok_s = 0;   // (generated - 1) / (last token - first token)
-    int preemptions = 0;
-};
-
 struct Event {
     enum class Kind { Token, Finished, Error };
     Kind kind = Kind::Token;
     RequestId id = 0;
     // Token: the sampled id and the text it completes (may be empty while a UTF-8 character or a
     // possible stop string is incomplete). Every sampled id comes as a Token event, an EOS id too
-    // (with no text of its own).
+    // (with no text of its own), up to the one that completes a stop string; ids the core sampled
+    // after that one never come.
     // Finished/Error: text held back until the end (the tail of a possible stop string that turned
     // out not to be one, an unfinished character as U+FFFD), to append; usually empty.
     int32_t token = -1;

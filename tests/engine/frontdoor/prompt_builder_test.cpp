@@ -13,9 +13,9 @@
 #include "engine/chat/chat_prompt.h"
 #include "engine/core/error.h"
 #include "engine/cpu/cpu_backend.h"
+#include "engine/frontdoor/prompt_builder.h"
+#include "engine/frontdoor/sync_engine.h"
 #include "engine/model/model.h"
-#include "engine/runtime/engine_core.h"
-#include "engine/runtime/prompt_builder.h"
 #include "engine/tokenizer/prompt_encoding.h"
 #include "tests/support/fixtures.h"
 
@@ -163,13 +163,13 @@ EngineOptions small_pool() {
     return o;
 }
 
-std::unique_ptr<EngineCore> make_core() {
+std::unique_ptr<SyncEngine> make_core() {
     BackendOptions b;
     b.num_threads = 1;
-    return std::make_unique<EngineCore>(stories(), make_cpu_backend(*stories(), b), small_pool());
+    return std::make_unique<SyncEngine>(stories(), make_cpu_backend(*stories(), b), small_pool());
 }
 
-std::vector<Event> drain(EngineCore& core) {
+std::vector<Event> drain(SyncEngine& core) {
     std::vector<Event> out;
     while (core.has_unfinished() || core.has_pending_events())
         for (Event& e : core.step()) out.push_back(std::move(e));

@@ -9,9 +9,8 @@
 
 #include "app/cli/commands.h"
 #include "app/cli/engine_setup.h"
-#include "engine/backends/backend_factory.h"
+#include "app/cli/reply_engine.h"
 #include "engine/core/error.h"
-#include "engine/frontdoor/engine.h"
 
 namespace folio::cli {
 
@@ -24,21 +23,20 @@ void on_sigint(int) { g_interrupted.store(true); }
 int run_chat(int argc, char** argv, int first) {
     auto options = model_options();
     options.merge(sampling_options());
+    options.merge(remote_options());
     options.insert({"max-tokens", "system"});
     Args args(argc, argv, first, options, model_flags());
     if (!args.positional().empty()) throw Error("unexpected argument '" + args.positional()[0] + "'");
-    auto model = load_model_from_args(args, true);
-    const EngineOptions engine_options = engine_options_from_args(args);
-    Engine engine(model, make_backend(*model, backend_options_for(engine_options)), engine_options);
-    const SamplingParams sampling = sampling_from_args(args, *model);
+    auto engine = make_reply_engine(args, true);
+    const SamplingParams sampling = engine->sampling;
     const int max_tokens = args.get_int("max-tokens", 1024);
     std::string system = args.get_or("system", "");
     std::vector<ChatMessage> history;
     const bool tty = isatty(STDIN_FILENO);
     std::signal(SIGINT, on_sigint);
 
-    std::fprintf(stderr, "folio chat with %s on %s (%s). /reset, /system TEXT, /exit; Ctrl-C stops a reply.\n",
-                 model->name.c_str(), engine.stats().backend.c_str(), model->quantization_name().c_str());
+    std::fprintf(stderr, "folio chat with %s on %s. /reset, /system TEXT, /exit; Ctrl-C stops a reply.\n",
+                 engine->model_name().c_str(), engine->backend().c_str());
     for (;;) {
         if (tty) std::fprintf(stderr, "\n> ");
         std::string line;
@@ -62,23 +60,26 @@ int run_chat(int argc, char** argv, int first) {
         req.sampling = sampling;
         req.stop.max_tokens = max_tokens;
         g_interrupted = false;
-        const RequestId id = engine.submit(req);
+        const RequestId id = engine->submit(req);
         std::string reply;
         bool done = false, cancelled = false;
         while (!done) {
             if (g_interrupted.exchange(false) && !cancelled) {
-                engine.cancel(id);
+                engine->cancel(id);
                 cancelled = true;
             }
-            for (const Event& ev : engine.wait_events(std::chrono::milliseconds(50))) {
+            for (const Event& ev : engine->wait_events(std::chrono::milliseconds(50))) {
                 if (ev.id != id) continue;
                 if (ev.kind == Event::Kind::Token) {
                     reply += ev.text;
                     std::fwrite(ev.text.data(), 1, ev.text.size(), stdout);
                     std::fflush(stdout);
                 } else if (ev.kind == Event::Kind::Error) {
+                    // A reply cut short (a server gone mid-reply) keeps its text on screen and in
+                    // the history, so the conversation can go on from it.
                     std::fprintf(stderr, "\nerror: %s\n", ev.message.c_str());
-                    history.pop_back();
+                    if (reply.empty()) history.pop_back();
+                    else history.push_back({"assistant", reply});
                     done = true;
                 } else {
                     if (ev.reason == FinishReason::Cancelled) std::fprintf(stderr, " [stopped]");

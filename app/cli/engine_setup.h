@@ -22,5 +22,6 @@ std::shared_ptr<const Model> load_model_from_args(const Args& args, bool show_pr
 EngineOptions engine_options_from_args(const Args& args);
 // Sampling from the flags, falling back to the checkpoint's generation_config.json, then greedy.
 SamplingParams sampling_from_args(const Args& args, const Model& model);
+SamplingParams sampling_from_args(const Args& args, const GenerationDefaults& defaults);
 
 }  // namespace folio::cli

@@ -33,6 +33,8 @@ void usage(FILE* out) {
         "           writes a float model as a Hugging Face folder (floats, or AWQ 4-bit by round to nearest)\n"
         "\n"
         "every command takes --backend auto|cpu|cuda (auto: CUDA when a GPU is present)\n"
+        "generate and chat also take --backend remote --endpoint URL [--api-key KEY] [--remote-model NAME]:\n"
+        "           an OpenAI-compatible server (folio-server, vLLM, llama.cpp) runs the model instead of --model\n"
         "generate, chat and perplexity take --cpu-activations int8|exact: the CPU backend's fast int8 activations\n"
         "           (default) or its exact mode (three int8 parts, fp32-class results: the reference the tests use),\n"
         "           --quantization fp8 (fp16/bf16 weights to FP8 at load),\n"

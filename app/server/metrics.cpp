@@ -114,12 +114,12 @@ std::string ServerMetrics::render(const EngineStats& s, const std::string& model
     gauge("folio:num_requests_running", "Requests in the running batch.", s.running);
     gauge("folio:num_requests_waiting", "Requests waiting to be scheduled.", s.waiting);
     gauge("folio:kv_cache_usage_perc", "Fraction of KV-cache blocks held by requests (0-1).",
-          s.blocks_total ? double(s.blocks_used) / double(s.blocks_total) : 0.0);
-    gauge("folio:kv_cache_blocks_total", "KV-cache blocks in the pool.", double(s.blocks_total));
-    gauge("folio:kv_cache_blocks_used", "KV-cache blocks held by at least one request.", double(s.blocks_used));
-    gauge("folio:kv_cache_blocks_cached", "Free KV-cache blocks still holding a reusable prefix.", double(s.blocks_cached));
-    counter("folio:prefix_cache_queries_total", "Prompt tokens looked up in the prefix cache.", double(s.prefix_lookup_tokens));
-    counter("folio:prefix_cache_hits_total", "Prompt tokens served from the prefix cache.", double(s.prefix_hit_tokens));
+          s.kv.blocks_total ? double(s.kv.blocks_used) / double(s.kv.blocks_total) : 0.0);
+    gauge("folio:kv_cache_blocks_total", "KV-cache blocks in the pool.", double(s.kv.blocks_total));
+    gauge("folio:kv_cache_blocks_used", "KV-cache blocks held by at least one request.", double(s.kv.blocks_used));
+    gauge("folio:kv_cache_blocks_cached", "Free KV-cache blocks still holding a reusable prefix.", double(s.kv.blocks_cached));
+    counter("folio:prefix_cache_queries_total", "Prompt tokens looked up in the prefix cache.", double(s.kv.prefix_lookup_tokens));
+    counter("folio:prefix_cache_hits_total", "Prompt tokens served from the prefix cache.", double(s.kv.prefix_hit_tokens));
     counter("folio:num_preemptions_total", "Requests preempted (KV blocks taken back) since start.", double(s.preemptions));
     counter("folio:engine_prompt_tokens_computed_total", "Prompt tokens the engine computed (prefix hits excluded).",
             double(s.total_prompt_tokens));

@@ -63,14 +63,16 @@ std::string cut_after_final_message(const std::string& rendered, const std::stri
 }
 
 ChatPrompt render_request_chat(const Model& model, const Request& request) {
+    const nlohmann::ordered_json& kwargs = request.chat_template_kwargs;
     if (!request.continue_final_message)
-        return render_chat_prompt(model.config, model.tokenizer_config, model.tokenizer.get(), request.messages, true);
+        return render_chat_prompt(model.config, model.tokenizer_config, model.tokenizer.get(), request.messages, true, kwargs);
     check_continuation(request);
-    ChatPrompt whole = render_chat_prompt(model.config, model.tokenizer_config, model.tokenizer.get(), request.messages, false);
+    ChatPrompt whole =
+        render_chat_prompt(model.config, model.tokenizer_config, model.tokenizer.get(), request.messages, false, kwargs);
     std::vector<ChatMessage> marked = request.messages;
     marked.back().content = k_marker;
     const std::string with_marker =
-        render_chat_prompt(model.config, model.tokenizer_config, model.tokenizer.get(), marked, false).text;
+        render_chat_prompt(model.config, model.tokenizer_config, model.tokenizer.get(), marked, false, kwargs).text;
     const size_t m = with_marker.rfind(k_marker);
     const std::string after = m == std::string::npos ? std::string() : with_marker.substr(m + std::string(k_marker).size());
     whole.text = cut_after_final_message(whole.text, request.messages.back().content, after);

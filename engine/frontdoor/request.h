@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "engine/chat/chat_message.h"
 #include "engine/runtime/core_request.h"
 #include "engine/sampling/finish_reason.h"
@@ -25,6 +27,10 @@ struct Request {
     // without a generation prompt and cut right after that message's content, so no end-of-turn
     // follows it, and the generated text is its continuation (no leading-space rule on the first token).
     bool continue_final_message = false;
+    // Chat messages only: further variables for the chat template (vLLM's chat_template_kwargs,
+    // transformers' apply_chat_template keyword arguments), a JSON object such as
+    // {"enable_thinking": false}. The names the engine sets itself are refused (chat_prompt.h).
+    nlohmann::ordered_json chat_template_kwargs = nlohmann::ordered_json::object();
 
     SamplingParams sampling;
     StopConditions stop;

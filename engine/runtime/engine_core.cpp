@@ -361,20 +361,9 @@ std::vector<CoreEvent> EngineCore::step() {
 EngineStats EngineCore::stats() const {
     EngineStats st;
     const Clock::time_point now = Clock::now();
-    const KvCounters k = sched_.kv().counters();
-    st.blocks_total = k.blocks_total;
-    st.blocks_used = k.blocks_used;
-    st.blocks_cached = k.blocks_cached;
-    st.blocks_free = k.blocks_free;
-    st.block_size = k.block_size;
+    st.kv = sched_.kv().counters();
     st.kv_cache_dtype = kv_cache_dtype_;
     st.kv_bytes_per_block = kv_bytes_per_block_;
-    st.fragmentation = k.fragmentation();
-    st.prefix_hit_rate = k.prefix_hit_rate();
-    st.prefix_hit_tokens = k.prefix_hit_tokens;
-    st.prefix_lookup_tokens = k.prefix_lookup_tokens;
-    st.cow_copies = k.cow_copies;
-    st.evictions = k.evictions;
     st.peak_blocks_used = peak_blocks_used_;
     st.running = sched_.num_running();
     st.waiting = sched_.num_waiting();

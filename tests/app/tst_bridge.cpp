@@ -100,10 +100,10 @@ void BridgeTest::loadFailureIsReported() {
 // The model options of the Models view: FP8 weights at load and an FP8 KV cache, through the worker.
 void BridgeTest::fp8OptionsReachTheEngine() {
     EngineBridge other;
-    StatsSnapshot last;
+    folio::EngineStats last;
     int snapshots = 0;
     QObject scope;
-    connect(&other, &EngineBridge::statsUpdated, &scope, [&](const StatsSnapshot& s) {
+    connect(&other, &EngineBridge::statsUpdated, &scope, [&](const folio::EngineStats& s) {
         last = s;
         ++snapshots;
     });
@@ -112,8 +112,8 @@ void BridgeTest::fp8OptionsReachTheEngine() {
     QVERIFY2(other.lastError().isEmpty(), qPrintable(other.lastError()));
     QCOMPARE(other.quantization(), QString("fp8-e4m3-channel (at load)"));
     QTRY_VERIFY_WITH_TIMEOUT(snapshots > 0, 10000);
-    QCOMPARE(last.kvCacheDtype, QString("fp8_e4m3"));
-    QCOMPARE(last.kvBytesPerBlock, quint64(5120));  // stories260K: 2 x 5 layers x 4 heads x 16 x 8, one byte each
+    QCOMPARE(last.kv_cache_dtype, std::string("fp8_e4m3"));
+    QCOMPARE(last.kv_bytes_per_block, uint64_t(5120));  // stories260K: 2 x 5 layers x 4 heads x 16 x 8, one byte each
     EngineBridge bad;
     bad.loadModel(modelPath_, "cpu", "none", "int4");
     QTRY_COMPARE_WITH_TIMEOUT(bad.state(), EngineBridge::State::Failed, 20000);
@@ -145,7 +145,7 @@ void BridgeTest::twoConversationsStreamAtOnce() {
         const MessageRecord m = store_->message(r);
         QCOMPARE(m.status, MessageStatus::Complete);
         QVERIFY(!m.content.isEmpty());
-        QVERIFY(m.stats.generatedTokens > 0);
+        QVERIFY(m.stats.timings.generated_tokens > 0);
         QVERIFY(!m.stats.finishReason.isEmpty());
     }
 }
@@ -229,7 +229,7 @@ void BridgeTest::continueGoesOnWithTheSameTurn() {
     QVERIFY2(continued.content.startsWith(cut.content) && continued.content.size() > cut.content.size(),
              qPrintable(continued.content));
     QCOMPARE(store_->allMessages(c).size(), 2);  // the same reply, not a new turn
-    QCOMPARE(continued.stats.generatedTokens, cut.stats.generatedTokens + 12);
+    QCOMPARE(continued.stats.timings.generated_tokens, cut.stats.timings.generated_tokens + 12);
 
     // What the engine writes for that conversation with continue_final_message, driven directly.
     std::shared_ptr<const folio::Model> model = folio::load_model(modelPath_.toStdString());

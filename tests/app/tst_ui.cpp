@@ -265,27 +265,27 @@ void UiTest::monitorMovesWhileGenerating() {
     // stories260K decodes in milliseconds: sample the engine often enough to see it at work.
     app_->engine()->setStatsInterval(20);
     QTRY_VERIFY_WITH_TIMEOUT(mon->live(), 10000);
-    QVERIFY(mon->blocksTotal() > 0);
-    QCOMPARE(mon->kvCacheDtype(), QString("fp32"));  // the CPU backend's own KV type (no FP8 chosen)
-    QVERIFY(mon->kvBytesPerBlock() > 0);
+    QVERIFY(mon->stats().kv.blocks_total > 0);
+    QCOMPARE(mon->stats().kv_cache_dtype, std::string("fp32"));  // the CPU backend's own KV type (no FP8 chosen)
+    QVERIFY(mon->stats().kv_bytes_per_block > 0);
     const qint64 updatesBefore = mon->updates();
-    const qint64 generatedBefore = mon->totalGeneratedTokens();
+    const qint64 generatedBefore = mon->stats().total_generated_tokens;
     const qint64 c = app_->chat()->newConversation();
     setGreedy(c, 200);
     bool sawBusy = false;
     QObject scope;  // ends the connection with this function, even when a check fails
     connect(mon, &MonitorModel::updated, &scope, [&] {
-        if (mon->running() > 0 && mon->blocksUsed() > 0 && mon->sequences()->rowCount() > 0) sawBusy = true;
+        if (mon->stats().running > 0 && mon->stats().kv.blocks_used > 0 && mon->sequences()->rowCount() > 0) sawBusy = true;
     });
     app_->chat()->send(c, "Once upon a time, in a big forest");
     QTRY_VERIFY_WITH_TIMEOUT(!app_->hub()->isGenerating(c), 60000);
-    QTRY_VERIFY_WITH_TIMEOUT(mon->totalGeneratedTokens() > generatedBefore, 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(mon->stats().total_generated_tokens > generatedBefore, 5000);
     QVERIFY(mon->updates() > updatesBefore);
     QVERIFY(mon->decodeSeries()->peak() > 0);
     // Either a snapshot caught the sequence running, or its prompt blocks are now in the prefix cache.
-    QVERIFY2(sawBusy || mon->blocksCached() > 0, "no stats snapshot showed the sequence or its blocks");
-    QVERIFY(mon->peakBlocksUsed() > 0);
-    QVERIFY(mon->prefixLookupTokens() > 0);
+    QVERIFY2(sawBusy || mon->stats().kv.blocks_cached > 0, "no stats snapshot showed the sequence or its blocks");
+    QVERIFY(mon->stats().peak_blocks_used > 0);
+    QVERIFY(mon->stats().kv.prefix_lookup_tokens > 0);
     // The conversation stays in the table with its real prefill and decode speeds.
     SequenceStatsModel* seqs = mon->sequences();
     QTRY_VERIFY(seqs->rowCount() > 0);
@@ -293,7 +293,16 @@ void UiTest::monitorMovesWhileGenerating() {
     QCOMPARE(seqs->data(seqs->index(0), SequenceStatsModel::StateRole).toString(), QString("finished"));
     QVERIFY(seqs->data(seqs->index(0), SequenceStatsModel::PrefillRole).toDouble() > 0);
     QVERIFY(seqs->data(seqs->index(0), SequenceStatsModel::DecodeRole).toDouble() > 0);
-    QVERIFY(find("prefixCacheLine")->property("text").toString().contains("prompt tokens reused"));
+    // The view reads the engine's KvCounters through the gadget: its figures, not a copy's.
+    const folio::KvCounters& kv = mon->stats().kv;
+    const QString line = find("prefixCacheLine")->property("text").toString();
+    QVERIFY2(line.contains(QStringLiteral("%1 of %2 prompt tokens reused").arg(kv.prefix_hit_tokens).arg(kv.prefix_lookup_tokens)),
+             qPrintable(line));
+    // The pool's storage (EngineStats next to its KvCounters) reaches the KV pool card.
+    const QString pool = find("kvPoolSize")->property("text").toString();
+    QVERIFY2(pool.contains(QStringLiteral("%1 blocks").arg(kv.blocks_total)) && pool.contains(QStringLiteral("fp32")) &&
+                 pool.contains(MonitorModel::formatBytes(double(mon->stats().kv_bytes_per_block)) + QStringLiteral(" per block")),
+             qPrintable(pool));
     app_->engine()->setStatsInterval(500);
 }
 

@@ -70,7 +70,7 @@ AppController::AppController(const AppOptions& options, LogModel* log, QObject* 
     connect(library_.get(), &ModelLibrary::changed, fitter_.get(), [this] { fitter_->probe(library_->backend()); });
     // What the loaded model holds is free for another one (loading it replaces this one).
     connect(bridge_.get(), &EngineBridge::statsUpdated, fitter_.get(),
-            [this](const StatsSnapshot& s) { fitter_->setOursInUse(s.weightsBytes + s.kvBytes); });
+            [this](const folio::EngineStats& s) { fitter_->setOursInUse(s.memory.weights + s.memory.kv_cache); });
 
     connect(bridge_.get(), &EngineBridge::statsUpdated, monitor_.get(), &MonitorModel::apply);
     connect(bridge_.get(), &EngineBridge::modelReady, this, [this](const ModelInfo& info) {

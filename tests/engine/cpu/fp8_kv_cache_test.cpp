@@ -51,10 +51,10 @@ TEST(Fp8KvCache, TheSameMemoryHoldsFourTimesTheBlocks) {
         o.kv_cache_dtype = kv;
         EngineCore core(m, make_cpu_backend(*m, {}), o);
         const EngineStats s = core.stats();
-        EXPECT_EQ(s.blocks_total, kv == KvCacheDtype::Auto ? fp32 : fp8);
+        EXPECT_EQ(s.kv.blocks_total, kv == KvCacheDtype::Auto ? fp32 : fp8);
         EXPECT_EQ(s.kv_cache_dtype, kv == KvCacheDtype::Auto ? "fp32" : "fp8_e4m3");
         EXPECT_EQ(s.kv_bytes_per_block, kv == KvCacheDtype::Auto ? 4 * 5120u : 5120u);
-        EXPECT_EQ(s.memory.kv_cache, uint64_t(s.blocks_total) * s.kv_bytes_per_block);
+        EXPECT_EQ(s.memory.kv_cache, uint64_t(s.kv.blocks_total) * s.kv_bytes_per_block);
         EXPECT_LE(s.memory.kv_cache, budget);
     }
 }

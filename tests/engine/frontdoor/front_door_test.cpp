@@ -342,7 +342,7 @@ TEST(FrontDoor, TokensTheCoreSampledAfterAStopStringNeverShow) {
     // The abort reaches the core (unless it had finished the request already): nothing is held.
     while (s.engine->stats().running + s.engine->stats().waiting > 0 && std::chrono::steady_clock::now() < deadline + 10s)
         std::this_thread::sleep_for(1ms);
-    EXPECT_EQ(s.engine->stats().blocks_used, 0);
+    EXPECT_EQ(s.engine->stats().kv.blocks_used, 0);
     EXPECT_TRUE(s.engine->wait_events(50ms).empty());  // and nothing more comes for it
 }
 
@@ -429,8 +429,8 @@ TEST(FrontDoor, EveryRequestsEventsComeInOrderUnderManyThreads) {
     }
     EXPECT_GT(stopped, 10);
     const auto deadline = std::chrono::steady_clock::now() + 10s;
-    while (s.engine->stats().blocks_used > 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(1ms);
-    EXPECT_EQ(s.engine->stats().blocks_used, 0);
+    while (s.engine->stats().kv.blocks_used > 0 && std::chrono::steady_clock::now() < deadline) std::this_thread::sleep_for(1ms);
+    EXPECT_EQ(s.engine->stats().kv.blocks_used, 0);
 }
 
 TEST(FrontDoor, TimingsCountFromSubmitWithTheFrontDoorsOwnTime) {
@@ -539,7 +539,7 @@ TEST(FrontDoor, AForkOfARequestThatEndsAtTheFrontDoorGetsAClearError) {
     const auto deadline = std::chrono::steady_clock::now() + 10s;
     while (s.engine->stats().running + s.engine->stats().waiting > 0 && std::chrono::steady_clock::now() < deadline)
         std::this_thread::sleep_for(1ms);
-    EXPECT_EQ(s.engine->stats().blocks_used, 0);
+    EXPECT_EQ(s.engine->stats().kv.blocks_used, 0);
 }
 
 TEST(SyncFrontDoor, AStopStringAcrossTokensEndsTheRequestAndFreesItInTheSameStep) {
@@ -556,7 +556,7 @@ TEST(SyncFrontDoor, AStopStringAcrossTokensEndsTheRequestAndFreesItInTheSameStep
     EXPECT_EQ(out[id].end.reason, FinishReason::StopString);
     EXPECT_EQ(out[id].ids.size(), 13u);
     EXPECT_EQ(e.stats().total_generated_tokens, 13);  // aborted at once: nothing sampled after it
-    EXPECT_EQ(e.stats().blocks_used, 0);
+    EXPECT_EQ(e.stats().kv.blocks_used, 0);
     // A fork has its parent's stop strings.
     SyncEngine f(test::fake_model(), std::make_unique<FakeBackend>(300, scripted("ab STOP", 3)), o);
     const RequestId p = f.add(r);

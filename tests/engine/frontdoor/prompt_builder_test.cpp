@@ -17,6 +17,7 @@
 #include "engine/frontdoor/sync_engine.h"
 #include "engine/model/model.h"
 #include "engine/tokenizer/prompt_encoding.h"
+#include "engine/tokenizer/tokenizer_config.h"
 #include "tests/support/fixtures.h"
 
 namespace folio {
@@ -36,6 +37,14 @@ std::shared_ptr<const Model> with_template(const std::string& builtin_name) {
     m->tokenizer = stories()->tokenizer;
     m->tokenizer_config = stories()->tokenizer_config;
     m->tokenizer_config.chat_template = std::string(find_builtin_chat_template(builtin_name)->source);
+    return m;
+}
+
+// The Qwen3 template (tiny-qwen3's tokenizer_config.json, the real Qwen3 one) on stories260K's tokenizer.
+std::shared_ptr<const Model> with_qwen3_template() {
+    auto m = std::make_shared<Model>(*with_template("chatml"));
+    m->tokenizer_config.chat_template =
+        load_tokenizer_config(test::fixture_path("models/tiny-qwen3")).chat_template;
     return m;
 }
 
@@ -200,6 +209,45 @@ TEST(ContinueFinalMessage, TheEngineGoesOnFromTheCutPrompt) {
     ASSERT_NE(bad_end, nullptr);
     EXPECT_EQ(bad_end->kind, Event::Kind::Error);
     EXPECT_NE(bad_end->message.find("nothing to continue"), std::string::npos) << bad_end->message;
+}
+
+// The request's chat_template_kwargs reach the template: Qwen3's enable_thinking=false closes an
+// empty think block after the generation prompt (as Jinja2 renders it: chat-templates/qwen3.json).
+TEST(ChatTemplateKwargs, ReachTheTemplate) {
+    const auto model = with_qwen3_template();
+    Request r;
+    r.messages = {{"user", "Hello, how are you?"}};
+    const std::string thinking = render_request_chat(*model, r).text;
+    EXPECT_EQ(thinking, "<|im_start|>user\nHello, how are you?<|im_end|>\n<|im_start|>assistant\n");
+    r.chat_template_kwargs["enable_thinking"] = false;
+    EXPECT_EQ(render_request_chat(*model, r).text, thinking + "<think>\n\n</think>\n\n");
+    r.chat_template_kwargs["enable_thinking"] = true;
+    EXPECT_EQ(render_request_chat(*model, r).text, thinking);
+    r.chat_template_kwargs = {{"add_generation_prompt", false}};
+    try {
+        render_request_chat(*model, r);
+        FAIL() << "no error";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("'add_generation_prompt'"), std::string::npos) << e.what();
+    }
+    r.chat_template_kwargs = nlohmann::ordered_json::array({true});
+    EXPECT_THROW(render_request_chat(*model, r), Error);
+}
+
+// A reply's reasoning goes to the template as reasoning_content: Qwen3's drops it from turns before
+// the last user message, and keeps it in the reply being continued.
+TEST(ChatTemplateKwargs, ReasoningContentIsTheTemplatesToKeepOrDrop) {
+    const auto model = with_qwen3_template();
+    Request r;
+    r.messages = {{"user", "What is 2 + 2?"}, {"assistant", "2 + 2 = 4.", "Two and two make four."}, {"user", "And 3 + 3?"}};
+    const std::string history = render_request_chat(*model, r).text;
+    EXPECT_EQ(history.find("Two and two"), std::string::npos) << history;
+    EXPECT_NE(history.find("<|im_start|>assistant\n2 + 2 = 4.<|im_end|>"), std::string::npos) << history;
+    r.messages.pop_back();
+    r.messages.back().content = "2 + 2 =";
+    r.continue_final_message = true;
+    EXPECT_TRUE(ends_with(render_request_chat(*model, r).text,
+                          "<|im_start|>assistant\n<think>\nTwo and two make four.\n</think>\n\n2 + 2 ="));
 }
 
 TEST(PromptBuilder, TheTemplateFallbackIsLoggedOncePerEngineNotPerRequest) {

@@ -199,7 +199,7 @@ TEST(EngineCoreIds, CancelEndsWithAnEventAbortWithout) {
     core->abort(b);
     EXPECT_FALSE(core->has(a));
     EXPECT_FALSE(core->has(b));
-    EXPECT_EQ(core->stats().blocks_used, 0);
+    EXPECT_EQ(core->stats().kv.blocks_used, 0);
     core->abort(b);  // unknown by now: ignored
     const auto events = core->step();
     ASSERT_EQ(events.size(), 1u);

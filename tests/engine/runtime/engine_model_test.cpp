@@ -92,7 +92,7 @@ void check_batch_invariance(const std::string& fixture, KvCacheDtype kv = KvCach
         widest = std::max(widest, core->stats().last_batch_seqs);
     }
     EXPECT_GE(widest, 8) << "the requests did not actually share steps";
-    EXPECT_GT(core->stats().prefix_hit_tokens, 0);
+    EXPECT_GT(core->stats().kv.prefix_hit_tokens, 0);
     for (size_t i = 0; i < reqs.size(); ++i) {
         EXPECT_EQ(out[ids[i]].ids, alone[i].ids) << fixture << " request " << i;
         EXPECT_EQ(out[ids[i]].text, alone[i].text) << fixture << " request " << i;
@@ -180,9 +180,9 @@ TEST(EngineModel, SharedPromptPrefixesAreHeldOnceAndChangeNothing) {
     for (int i = 0; i < 3; ++i) ids.push_back(core->add(greedy(prompt, 20)));
     absorb(core->step(), out);
     const EngineStats s = core->stats();
-    EXPECT_EQ(s.blocks_used, 5 + 3);  // 4 shared full blocks + one partial block each
+    EXPECT_EQ(s.kv.blocks_used, 5 + 3);  // 4 shared full blocks + one partial block each
     for (const auto& q : s.sequences) EXPECT_EQ(q.shared_blocks, 4);
-    EXPECT_EQ(s.prefix_hit_tokens, 3 * 64);
+    EXPECT_EQ(s.kv.prefix_hit_tokens, 3 * 64);
     auto rest = drain(*core);
     for (auto& [id, r] : rest) {
         out[id].ids.insert(out[id].ids.end(), r.ids.begin(), r.ids.end());
@@ -206,8 +206,8 @@ TEST(EngineModel, OnePromptSentToSeveralSessionsAtOnceIsHeldOnce) {
     absorb(core->step(), out);
     const EngineStats s = core->stats();
     ASSERT_EQ(s.running, 3);
-    EXPECT_EQ(s.blocks_used, 6 + 3);  // 6 full blocks once, one partial block each
-    EXPECT_EQ(s.prefix_hit_tokens, 2 * 96);
+    EXPECT_EQ(s.kv.blocks_used, 6 + 3);  // 6 full blocks once, one partial block each
+    EXPECT_EQ(s.kv.prefix_hit_tokens, 2 * 96);
     for (auto& [id, r] : drain(*core)) {
         out[id].ids.insert(out[id].ids.end(), r.ids.begin(), r.ids.end());
         out[id].end = r.end;
@@ -258,7 +258,7 @@ TEST(EngineModel, AForkCopiesTheSharedBlockOnWriteAndBothContinueExactly) {
         out[id].ids.insert(out[id].ids.end(), r.ids.begin(), r.ids.end());
         out[id].end = r.end;
     }
-    EXPECT_EQ(core->stats().cow_copies, 1);
+    EXPECT_EQ(core->stats().kv.cow_copies, 1);
     EXPECT_EQ(out[p].ids, run_alone(model, parent).ids);
     auto ctx = prompt;
     ctx.insert(ctx.end(), inherited.begin(), inherited.end());

@@ -89,7 +89,7 @@ TEST(EngineSlidingWindow, FreeingBlocksChangesNoTokenAndBoundsTheBlocksHeld) {
         if (info.tokens > 0) {
             EXPECT_LE(info.blocks, kMaxHeld) << "at " << info.tokens << " tokens";
         }
-        EXPECT_EQ(c.stats().blocks_used, info.blocks);
+        EXPECT_EQ(c.stats().kv.blocks_used, info.blocks);
         ++steps;
     });
     ASSERT_EQ(got[b].end.reason, FinishReason::Length) << got[b].end.message;
@@ -178,7 +178,7 @@ TEST(EngineSlidingWindow, PreemptionAndPrefixHitsInASmallPoolKeepEveryToken) {
     EXPECT_EQ(got[i2].ids, alone[1]);
     EXPECT_EQ(got[i3].ids, alone[2]);
     EXPECT_GT(core->stats().preemptions, 0);
-    EXPECT_GT(core->stats().prefix_hit_tokens, 0);
+    EXPECT_GT(core->stats().kv.prefix_hit_tokens, 0);
 }
 
 }  // namespace

@@ -25,7 +25,7 @@ int run_chat(int argc, char** argv, int first) {
     options.merge(sampling_options());
     options.merge(remote_options());
     options.insert({"max-tokens", "system"});
-    Args args(argc, argv, first, options, {});
+    Args args(argc, argv, first, options, model_flags());
     if (!args.positional().empty()) throw Error("unexpected argument '" + args.positional()[0] + "'");
     auto engine = make_reply_engine(args, true);
     const SamplingParams sampling = engine->sampling;

@@ -7,6 +7,7 @@ int run_generate(int argc, char** argv, int first);  // cmd_generate.cpp
 int run_chat(int argc, char** argv, int first);      // cmd_chat.cpp
 int run_tokenize(int argc, char** argv, int first);  // cmd_tokenize.cpp
 int run_template(int argc, char** argv, int first);  // cmd_template.cpp
+int run_perplexity(int argc, char** argv, int first);  // cmd_perplexity.cpp
 int run_detokenize(int argc, char** argv, int first);  // cmd_detokenize.cpp
 int run_pull(int argc, char** argv, int first);      // cmd_pull.cpp
 int run_models(int argc, char** argv, int first);    // cmd_models.cpp

@@ -6,7 +6,11 @@
 
 namespace folio::cli {
 
-std::set<std::string> model_options() { return {"model", "backend", "threads", "tokenizer", "kv-cache-mb", "weights-seed", "cpu-activations"}; }
+std::set<std::string> model_options() {
+    return {"model", "backend", "threads", "tokenizer", "kv-cache-mb", "weights-seed", "cpu-activations", "quantization", "kv-cache-dtype"};
+}
+
+std::set<std::string> model_flags() { return {"calculate-kv-scales"}; }
 
 std::set<std::string> sampling_options() {
     return {"temperature", "top-p", "top-k", "min-p", "repetition-penalty", "presence-penalty", "frequency-penalty", "seed"};
@@ -16,6 +20,7 @@ std::shared_ptr<const Model> load_model_from_args(const Args& args, bool show_pr
     LoadOptions lo;
     lo.tokenizer_path = args.get_or("tokenizer", "");
     lo.seed = uint64_t(args.get_int("weights-seed", 1234));
+    lo.quantization = args.get_or("quantization", "");
     int last = -1;
     if (show_progress)
         lo.progress = [&last](float p) {
@@ -27,7 +32,14 @@ std::shared_ptr<const Model> load_model_from_args(const Args& args, bool show_pr
             }
         };
     auto m = load_model(args.require("model"), lo);
-    if (show_progress) std::fprintf(stderr, "\r            \r");
+    if (show_progress) {
+        std::fprintf(stderr, "\r            \r");
+        if (m->load_stats.quantize_seconds > 0)
+            std::fprintf(stderr, "loaded %s in %.1f s, converted to FP8 in %.1f s (%.0f -> %.0f MiB of linears), peak memory %.0f MiB\n",
+                         m->name.c_str(), m->load_stats.seconds, m->load_stats.quantize_seconds,
+                         double(m->load_stats.quantized_bytes_before) / 1048576.0, double(m->load_stats.quantized_bytes_after) / 1048576.0,
+                         double(m->load_stats.peak_rss_bytes) / 1048576.0);
+    }
     return m;
 }
 
@@ -39,6 +51,10 @@ EngineOptions engine_options_from_args(const Args& args) {
     const int mb = args.get_int("kv-cache-mb", 0);
     if (mb < 0) throw Error("--kv-cache-mb must be positive");
     o.kv_cache_bytes = uint64_t(mb) << 20;
+    o.kv_cache_dtype = parse_kv_cache_dtype(args.get_or("kv-cache-dtype", "auto"));
+    o.backend.kv_scales_from_first_batch = args.has("calculate-kv-scales");
+    if (o.backend.kv_scales_from_first_batch && !is_fp8(o.kv_cache_dtype))
+        throw Error("--calculate-kv-scales sets the scales of an FP8 KV cache: add --kv-cache-dtype fp8");
     return o;
 }
 

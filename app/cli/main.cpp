@@ -24,6 +24,8 @@ void usage(FILE* out) {
         "  tokenize --model DIR (--text TEXT | --file F) [--bos | --add-special-tokens] [--json]\n"
         "  detokenize --model DIR --ids 1,2,3 [--skip-special-tokens] [--json]\n"
         "  template --model DIR --messages FILE.json [--add-generation-prompt]\n"
+        "  perplexity --model DIR|dummy:NAME --file TEXT [--ctx 512] [--parallel 8] [--json]\n"
+        "           [--save-logits BASE.lp | --kl-divergence BASE.lp]\n"
         "  pull     ORG/NAME[@REVISION] [--include GLOB]... [--exclude GLOB]... [--all] [--jobs N] [--json]\n"
         "  models   [--json] [--context N] [--folder DIR]... [--data-dir DIR]\n"
         "  rm       ORG/NAME[@REVISION]\n"
@@ -33,8 +35,10 @@ void usage(FILE* out) {
         "every command takes --backend auto|cpu|cuda (auto: CUDA when a GPU is present)\n"
         "generate and chat also take --backend remote --endpoint URL [--api-key KEY] [--remote-model NAME]:\n"
         "           an OpenAI-compatible server (folio-server, vLLM, llama.cpp) runs the model instead of --model\n"
-        "generate and chat take --cpu-activations int8|exact: the CPU backend's fast int8 activations (default)\n"
-        "           or its exact mode (three int8 parts, fp32-class results: the reference the tests use)\n");
+        "generate, chat and perplexity take --cpu-activations int8|exact: the CPU backend's fast int8 activations\n"
+        "           (default) or its exact mode (three int8 parts, fp32-class results: the reference the tests use),\n"
+        "           --quantization fp8 (fp16/bf16 weights to FP8 at load),\n"
+        "           --kv-cache-dtype auto|fp8|fp8_e4m3|fp8_e5m2 and --calculate-kv-scales (FP8 KV scales from the first batch)\n");
 }
 
 }  // namespace
@@ -52,6 +56,7 @@ int main(int argc, char** argv) {
         if (cmd == "chat") return folio::cli::run_chat(argc, argv, 2);
         if (cmd == "tokenize") return folio::cli::run_tokenize(argc, argv, 2);
         if (cmd == "template") return folio::cli::run_template(argc, argv, 2);
+        if (cmd == "perplexity") return folio::cli::run_perplexity(argc, argv, 2);
         if (cmd == "detokenize") return folio::cli::run_detokenize(argc, argv, 2);
         if (cmd == "pull") return folio::cli::run_pull(argc, argv, 2);
         if (cmd == "models") return folio::cli::run_models(argc, argv, 2);

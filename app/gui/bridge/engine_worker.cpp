@@ -30,12 +30,14 @@ EngineWorker::EngineWorker() {
 
 EngineWorker::~EngineWorker() = default;
 
-void EngineWorker::loadModel(const QString& spec, const QString& backend) {
+void EngineWorker::loadModel(const QString& spec, const QString& backend, const QString& quantization, const QString& kvCacheDtype) {
     shutdown();
     try {
         EngineOptions options;
         options.backend.kind = parse_backend_kind(backend.toStdString());
+        options.kv_cache_dtype = parse_kv_cache_dtype(kvCacheDtype.toStdString());
         LoadOptions load;
+        load.quantization = quantization.toStdString();
         // The loader reports from this thread; forward only visible steps (0.5 %).
         std::atomic<int> lastPermille{-10};
         load.progress = [this, &lastPermille](float f) {
@@ -45,7 +47,8 @@ void EngineWorker::loadModel(const QString& spec, const QString& backend) {
                 emit loadProgress(f * 0.9f);  // the last 10 % are the engine's own setup
             }
         };
-        spdlog::info("loading model {} (backend {})", spec.toStdString(), backend.toStdString());
+        spdlog::info("loading model {} (backend {}, weights {}, KV cache {})", spec.toStdString(), backend.toStdString(),
+                     quantization.toStdString(), kvCacheDtype.toStdString());
         std::shared_ptr<const Model> model = load_model(spec.toStdString(), load);
         options.backend.progress = [this](float f) { emit loadProgress(0.9f + 0.1f * f); };
         auto engine = std::make_unique<Engine>(model, make_backend(*model, backend_options_for(options)), options);

@@ -59,7 +59,9 @@ FOLIO_FP8_HD inline uint8_t f32_to_fp8(float f) {
     // may round up to the smallest normal's code, which is right). Shifts past 31 leave only zero.
     const uint32_t e = a >> 23;
     const uint32_t raw_shift = uint32_t(151 - B - M) - e;  // wraps (unused) in the normal range
-    const uint32_t shift = raw_shift < 31u ? raw_shift : 31u;
+    // raw_shift is 0 only in the normal range (whose result this is not); 31 keeps the shifts below
+    // defined there as well as for the values too small for any subnormal.
+    const uint32_t shift = raw_shift >= 1u && raw_shift < 31u ? raw_shift : 31u;
     const uint32_t sig = (a & 0x7FFFFFu) | 0x800000u;
     const uint32_t sub = (sig + ((1u << (shift - 1)) - 1u) + ((sig >> shift) & 1u)) >> shift;
     const uint32_t code = a >= (uint32_t(128 - B) << 23) ? normal : sub;

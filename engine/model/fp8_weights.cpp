@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include "engine/core/error.h"
 #include "engine/core/half.h"
@@ -12,9 +13,10 @@ namespace {
 
 float element(const TensorInfo& t, int64_t i) {
     switch (t.dtype) {
-        case DType::F32: return static_cast<const float*>(t.data)[i];
-        case DType::F16: return f16_to_f32(static_cast<const uint16_t*>(t.data)[i]);
-        case DType::BF16: return bf16_to_f32(static_cast<const uint16_t*>(t.data)[i]);
+        // memcpy: a scale tensor in a safetensors file need not be aligned to its element size.
+        case DType::F32: { float v; std::memcpy(&v, static_cast<const char*>(t.data) + 4 * i, 4); return v; }
+        case DType::F16: { uint16_t v; std::memcpy(&v, static_cast<const char*>(t.data) + 2 * i, 2); return f16_to_f32(v); }
+        case DType::BF16: { uint16_t v; std::memcpy(&v, static_cast<const char*>(t.data) + 2 * i, 2); return bf16_to_f32(v); }
         default: break;
     }
     throw Error(t.file + ": tensor '" + t.name + "' has dtype " + std::string(dtype_name(t.dtype)) + ", expected F32, BF16 or F16");

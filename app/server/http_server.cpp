@@ -57,6 +57,8 @@ int HttpServer::bind() {
 
 bool HttpServer::listen() { return http_->listen_after_bind(); }
 
+bool HttpServer::is_running() const { return http_->is_running(); }
+
 void HttpServer::stop() {
     if (http_->is_running()) http_->stop();
 }

@@ -38,6 +38,8 @@ public:
     int bind();
     // Serves until stop(); returns false when the listening loop failed.
     bool listen();
+    // Whether listen()'s loop runs (stop() has no effect before).
+    bool is_running() const;
     void stop();
 
     // The model is ready: /health turns 200 and the API answers.

@@ -94,6 +94,8 @@ ScrollView {
             }
         }
 
+        ServeCard { Layout.fillWidth: true; server: tab.app.localServer }
+
         FieldLabel { text: qsTr("Open a model") }
         Card {
             Layout.fillWidth: true

@@ -9,6 +9,7 @@ EngineBridge::EngineBridge(QObject* parent) : ReplySource(parent) {
     qRegisterMetaType<GenerationEnd>();
     qRegisterMetaType<ModelInfo>();
     qRegisterMetaType<folio::EngineStats>();
+    qRegisterMetaType<ServingStatus>();
     thread_.setObjectName("folio-engine-bridge");
     worker_ = new EngineWorker;
     worker_->moveToThread(&thread_);
@@ -20,6 +21,9 @@ EngineBridge::EngineBridge(QObject* parent) : ReplySource(parent) {
     connect(this, &EngineBridge::requestSubmit, worker_, &EngineWorker::submit, Q);
     connect(this, &EngineBridge::requestCancel, worker_, &EngineWorker::cancel, Q);
     connect(this, &EngineBridge::requestStatsInterval, worker_, &EngineWorker::setStatsInterval, Q);
+    connect(this, &EngineBridge::requestStartServing, worker_, &EngineWorker::startServing, Q);
+    connect(this, &EngineBridge::requestStopServing, worker_, &EngineWorker::stopServing, Q);
+    connect(worker_, &EngineWorker::servingChanged, this, &EngineBridge::servingChanged, Q);
     connect(worker_, &EngineWorker::loadProgress, this, [this](float f) {
         loadProgress_ = f;
         emit loadProgressChanged();
@@ -33,7 +37,8 @@ EngineBridge::EngineBridge(QObject* parent) : ReplySource(parent) {
 }
 
 EngineBridge::~EngineBridge() {
-    // The engine must be destroyed on the thread that owns it.
+    // The engine must be destroyed on the thread that owns it; the local server lets go of it first.
+    QMetaObject::invokeMethod(worker_, &EngineWorker::stopServing, Qt::BlockingQueuedConnection);
     QMetaObject::invokeMethod(worker_, &EngineWorker::shutdown, Qt::BlockingQueuedConnection);
     thread_.quit();
     thread_.wait();

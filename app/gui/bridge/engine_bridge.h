@@ -56,18 +56,24 @@ public:
     quint64 submit(GenerationRequest request) override;
     void cancel(quint64 ticket) override;
     void setStatsInterval(int ms);
+    // "Serve on localhost" (see LocalServer): the answer comes as servingChanged.
+    void startServing(int port, const QString& apiKey) { emit requestStartServing(port, apiKey); }
+    void stopServing() { emit requestStopServing(); }
 
 signals:
     void stateChanged();
     void loadProgressChanged();
     void modelReady(const folio::app::ModelInfo& info);
     void statsUpdated(const folio::EngineStats& stats);
+    void servingChanged(const folio::app::ServingStatus& status);
 
     // To the worker (queued).
     void requestLoad(const QString& spec, const QString& backend, const QString& quantization, const QString& kvCacheDtype);
     void requestSubmit(const folio::app::GenerationRequest& request);
     void requestCancel(quint64 ticket);
     void requestStatsInterval(int ms);
+    void requestStartServing(int port, const QString& apiKey);
+    void requestStopServing();
 
 private:
     void onLoaded(const ModelInfo& info);

@@ -6,6 +6,8 @@
 #include <spdlog/spdlog.h>
 
 #include "app/gui/bridge/engine_request.h"
+#include "app/gui/serve/local_api_server.h"
+#include "app/server/event_router.h"
 #include "engine/backends/backend_factory.h"
 #include "engine/core/error.h"
 #include "engine/model/model.h"
@@ -53,12 +55,15 @@ void EngineWorker::loadModel(const QString& spec, const QString& backend, const 
         options.backend.progress = [this](float f) { emit loadProgress(0.9f + 0.1f * f); };
         auto engine = std::make_unique<Engine>(model, make_backend(*model, backend_options_for(options)), options);
         const quint64 generation = ++engineGeneration_;
-        // Engine thread -> this thread, by queued call: the ticket map stays single-threaded.
-        engine->set_event_callback([this, generation](const Event& e) {
+        // Engine thread -> this thread, by queued call: the ticket map stays single-threaded. The
+        // router takes the events of API requests (when serving) and passes the GUI's on.
+        router_ = std::make_unique<server::EventRouter>(*engine, [this, generation](const Event& e) {
             QMetaObject::invokeMethod(this, [this, generation, e] { onEngineEvent(generation, e); },
                                       Qt::QueuedConnection);
         });
         engine_ = std::move(engine);
+        model_ = model;
+        if (api_) api_->attach(model_, *engine_, *router_);
         const EngineStats st = engine_->stats();
         ModelInfo info;
         info.spec = q(model->spec);
@@ -115,11 +120,38 @@ void EngineWorker::shutdown() {
         }
     }
     ++engineGeneration_;
+    // The server lets go of the engine first (its requests cancelled, 503 until the next one).
+    if (api_) api_->detach();
     engine_.reset();
+    router_.reset();
+    model_.reset();
     pending_.clear();
     pendingOrder_.clear();
     ticketOfRequest_.clear();
     requestOfTicket_.clear();
+}
+
+void EngineWorker::startServing(int port, const QString& apiKey) {
+    if (!api_) api_ = std::make_unique<LocalApiServer>();
+    ServingStatus status;
+    // Without a key only this machine may connect; with one, the others too (they must send it).
+    status.host = apiKey.isEmpty() ? QStringLiteral("127.0.0.1") : QStringLiteral("0.0.0.0");
+    try {
+        status.port = api_->start(status.host.toStdString(), port, apiKey.toStdString(), model_ ? model_->name : std::string());
+        status.listening = true;
+        if (engine_) api_->attach(model_, *engine_, *router_);
+    } catch (const std::exception& e) {
+        spdlog::warn("{}", e.what());
+        status.port = port;
+        status.error = QString::fromStdString(e.what());
+    }
+    emit servingChanged(status);
+}
+
+void EngineWorker::stopServing() {
+    if (api_) api_->stop();
+    api_.reset();
+    emit servingChanged(ServingStatus{});
 }
 
 void EngineWorker::onEngineEvent(quint64 generation, const Event& e) {

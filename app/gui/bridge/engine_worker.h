@@ -13,7 +13,16 @@
 namespace folio {
 class Engine;
 struct Event;
+struct Model;
 }  // namespace folio
+
+namespace folio::server {
+class EventRouter;
+}
+
+namespace folio::app {
+class LocalApiServer;
+}
 
 namespace folio::app {
 
@@ -33,6 +42,10 @@ public slots:
     void cancel(quint64 ticket);
     void setStatsInterval(int ms);
     void shutdown();  // drops the engine; called before the thread stops
+    // "Serve on localhost": the OpenAI API over this worker's engine (127.0.0.1 without a key, every
+    // address with one). The state comes back as servingChanged.
+    void startServing(int port, const QString& apiKey);
+    void stopServing();
 
 signals:
     void loadProgress(float fraction);
@@ -41,6 +54,7 @@ signals:
     void delta(quint64 ticket, const QString& text, int tokens);
     void finished(const folio::app::GenerationEnd& end);
     void statsUpdated(const folio::EngineStats& stats);
+    void servingChanged(const folio::app::ServingStatus& status);
 
 private:
     void onEngineEvent(quint64 generation, const folio::Event& event);
@@ -48,7 +62,12 @@ private:
     void flushDeltas();
     void flushTicket(quint64 ticket);
 
+    // The engine's event callback: API requests' events go to the local server's handlers, the rest
+    // (the GUI's) come here. Declared before the engine: the engine stops first.
+    std::unique_ptr<folio::server::EventRouter> router_;
+    std::shared_ptr<const folio::Model> model_;
     std::unique_ptr<folio::Engine> engine_;
+    std::unique_ptr<LocalApiServer> api_;  // while serving
     quint64 engineGeneration_ = 0;  // bumps per engine so late events of an old one are dropped
     QHash<quint64, quint64> ticketOfRequest_;  // engine RequestId -> ticket
     QHash<quint64, quint64> requestOfTicket_;

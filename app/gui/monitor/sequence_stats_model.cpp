@@ -44,6 +44,8 @@ QVariant SequenceStatsModel::data(const QModelIndex& index, int role) const {
     switch (role) {
     case TagRole: return tag;
     case TitleRole: {
+        // A request of the local OpenAI server (tag "api", app/server): a row of its own.
+        if (tag.startsWith(QLatin1String("api"))) return QStringLiteral("API");
         const QString t = titleOf_ ? titleOf_(conversation) : QString();
         return t.isEmpty() ? tag : t;
     }

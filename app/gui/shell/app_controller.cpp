@@ -66,6 +66,7 @@ AppController::AppController(const AppOptions& options, LogModel* log, QObject* 
     downloads_ = std::make_unique<DownloadListModel>(hubAccount_.get(), settingsFile);
     catalog_ = std::make_unique<CatalogModel>(QStringLiteral(":/folio/catalog/recommended.json"), fitter_.get());
     hubSearch_ = std::make_unique<HubSearchModel>(hubAccount_.get(), fitter_.get());
+    localServer_ = std::make_unique<LocalServer>(bridge_.get(), settingsFile);
     connect(downloads_.get(), &DownloadListModel::downloadFinished, localModels_.get(), &LocalModelListModel::refresh);
     connect(library_.get(), &ModelLibrary::changed, fitter_.get(), [this] { fitter_->probe(library_->backend()); });
     // What the loaded model holds is free for another one (loading it replaces this one).

@@ -95,6 +95,7 @@ ScrollView {
         }
 
         ServeCard { Layout.fillWidth: true; server: tab.app.localServer }
+        RemoteCard { Layout.fillWidth: true; remote: tab.app.remote; engine: tab.engine }
 
         FieldLabel { text: qsTr("Open a model") }
         Card {

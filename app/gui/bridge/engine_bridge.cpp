@@ -19,6 +19,7 @@ EngineBridge::EngineBridge(QObject* parent) : ReplySource(parent) {
     constexpr auto Q = Qt::QueuedConnection;
     connect(this, &EngineBridge::requestLoad, worker_, &EngineWorker::loadModel, Q);
     connect(this, &EngineBridge::requestSubmit, worker_, &EngineWorker::submit, Q);
+    connect(this, &EngineBridge::requestConnectRemote, worker_, &EngineWorker::connectRemote, Q);
     connect(this, &EngineBridge::requestCancel, worker_, &EngineWorker::cancel, Q);
     connect(this, &EngineBridge::requestStatsInterval, worker_, &EngineWorker::setStatsInterval, Q);
     connect(this, &EngineBridge::requestStartServing, worker_, &EngineWorker::startServing, Q);
@@ -53,6 +54,17 @@ void EngineBridge::loadModel(const QString& spec, const QString& backend, const 
     emit loadProgressChanged();
     emit stateChanged();
     emit requestLoad(spec, backend, quantization, kvCacheDtype);
+}
+
+void EngineBridge::connectRemote(const QString& endpoint, const QString& apiKey, const QString& model) {
+    if (state_ == State::Loading) return;
+    state_ = State::Loading;
+    loadingSpec_ = QStringLiteral("remote:") + endpoint;
+    lastError_.clear();
+    loadProgress_ = 0;
+    emit loadProgressChanged();
+    emit stateChanged();
+    emit requestConnectRemote(endpoint, apiKey, model);
 }
 
 quint64 EngineBridge::submit(GenerationRequest request) {

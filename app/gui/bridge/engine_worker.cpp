@@ -8,6 +8,7 @@
 #include "app/gui/bridge/engine_request.h"
 #include "app/gui/serve/local_api_server.h"
 #include "app/server/event_router.h"
+#include "engine/remote/remote_engine.h"
 #include "engine/backends/backend_factory.h"
 #include "engine/core/error.h"
 #include "engine/model/model.h"
@@ -94,7 +95,45 @@ void EngineWorker::loadModel(const QString& spec, const QString& backend, const 
 
 void EngineWorker::unloadModel() { shutdown(); }
 
+void EngineWorker::connectRemote(const QString& endpoint, const QString& apiKey, const QString& model) {
+    shutdown();
+    const QString spec = QStringLiteral("remote:") + endpoint;
+    try {
+        remote::RemoteOptions options;
+        options.endpoint = endpoint.trimmed().toStdString();
+        options.api_key = apiKey.toStdString();
+        options.model = model.toStdString();
+        // Never the key in the log: describe() names the model and the URL only.
+        auto remote = std::make_unique<remote::RemoteEngine>(options);
+        const quint64 generation = ++engineGeneration_;
+        remote->set_event_callback([this, generation](const Event& e) {
+            QMetaObject::invokeMethod(this, [this, generation, e] { onEngineEvent(generation, e); }, Qt::QueuedConnection);
+        });
+        remote_ = std::move(remote);
+        spdlog::info("chats go to {}", remote_->describe());
+        ModelInfo info;
+        info.spec = spec;
+        info.name = q(remote_->model());
+        info.architecture = QStringLiteral("remote");
+        info.quantization = QStringLiteral("as served");
+        info.backend = QStringLiteral("remote");
+        info.device = q(remote_->base_url());
+        emit loadProgress(1.0f);
+        emit modelLoaded(info);
+    } catch (const std::exception& e) {
+        spdlog::error("connecting to {} failed: {}", endpoint.toStdString(), e.what());
+        remote_.reset();
+        emit loadFailed(spec, QString::fromStdString(e.what()));
+    }
+}
+
 void EngineWorker::submit(const GenerationRequest& r) {
+    if (remote_) {
+        const RequestId id = remote_->submit(toEngineRequest(r));
+        ticketOfRequest_.insert(id, r.ticket);
+        requestOfTicket_.insert(r.ticket, id);
+        return;
+    }
     if (!engine_) {
         emit finished(GenerationEnd{r.ticket, true, tr("No model is loaded: choose one in Models first."), {}});
         return;
@@ -106,14 +145,16 @@ void EngineWorker::submit(const GenerationRequest& r) {
 
 void EngineWorker::cancel(quint64 ticket) {
     const auto it = requestOfTicket_.constFind(ticket);
-    if (engine_ && it != requestOfTicket_.constEnd()) engine_->cancel(*it);
+    if (it == requestOfTicket_.constEnd()) return;
+    if (remote_) remote_->cancel(*it);
+    if (engine_) engine_->cancel(*it);
 }
 
 void EngineWorker::setStatsInterval(int ms) { statsTimer_->setInterval(ms); }
 
 void EngineWorker::shutdown() {
     statsTimer_->stop();
-    if (engine_) {
+    if (engine_ || remote_) {
         // Replies still running end as errors the GUI can show ("the model was unloaded").
         for (auto it = requestOfTicket_.cbegin(); it != requestOfTicket_.cend(); ++it) {
             emit finished(GenerationEnd{it.key(), true, tr("The model was unloaded."), {}});
@@ -125,6 +166,7 @@ void EngineWorker::shutdown() {
     engine_.reset();
     router_.reset();
     model_.reset();
+    remote_.reset();  // cancels its requests and waits for their threads
     pending_.clear();
     pendingOrder_.clear();
     ticketOfRequest_.clear();

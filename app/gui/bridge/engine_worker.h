@@ -20,6 +20,10 @@ namespace folio::server {
 class EventRouter;
 }
 
+namespace folio::remote {
+class RemoteEngine;
+}
+
 namespace folio::app {
 class LocalApiServer;
 }
@@ -38,6 +42,9 @@ public slots:
     // quantization: "none" or "fp8"; kvCacheDtype: "auto", "fp8", "fp8_e4m3", "fp8_e5m2".
     void loadModel(const QString& spec, const QString& backend, const QString& quantization, const QString& kvCacheDtype);
     void unloadModel();
+    // Chats go to an OpenAI-compatible server instead (engine/remote): replaces the local engine.
+    // The result comes back as modelLoaded (backend "remote") or loadFailed, like a load.
+    void connectRemote(const QString& endpoint, const QString& apiKey, const QString& model);
     void submit(const folio::app::GenerationRequest& request);
     void cancel(quint64 ticket);
     void setStatsInterval(int ms);
@@ -68,6 +75,7 @@ private:
     std::shared_ptr<const folio::Model> model_;
     std::unique_ptr<folio::Engine> engine_;
     std::unique_ptr<LocalApiServer> api_;  // while serving
+    std::unique_ptr<folio::remote::RemoteEngine> remote_;  // instead of engine_ when connected to a server
     quint64 engineGeneration_ = 0;  // bumps per engine so late events of an old one are dropped
     QHash<quint64, quint64> ticketOfRequest_;  // engine RequestId -> ticket
     QHash<quint64, quint64> requestOfTicket_;

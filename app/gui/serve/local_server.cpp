@@ -55,7 +55,10 @@ void LocalServer::restart() {
     bridge_->startServing(port_, apiKey_);  // the worker closes the old port first
 }
 
-bool LocalServer::modelServed() const { return status_.listening && bridge_->state() == EngineBridge::State::Ready; }
+bool LocalServer::modelServed() const {
+    // Chats through a remote server leave no local engine to lend: the API answers 503 then.
+    return status_.listening && bridge_->state() == EngineBridge::State::Ready && bridge_->backendName() != QLatin1String("remote");
+}
 
 QString LocalServer::url() const {
     return status_.listening ? QStringLiteral("http://127.0.0.1:%1/v1").arg(status_.port) : QString();
@@ -66,7 +69,7 @@ QString LocalServer::status() const {
     if (!status_.error.isEmpty()) return status_.error;
     if (!status_.listening) return tr("Starting…");
     QString s = modelServed() ? tr("Serving %1 at %2").arg(bridge_->modelName(), url())
-                              : tr("Listening at %1; answers 503 until a model is loaded").arg(url());
+                              : tr("Listening at %1; answers 503 until a local model is loaded").arg(url());
     if (hasApiKey()) s += tr(" (and on this machine's other addresses; clients send the API key)");
     return s;
 }

@@ -16,6 +16,8 @@
 #include "app/gui/chat/generation_hub.h"
 #include "app/gui/chat/sampling_presets.h"
 #include "app/gui/models/remote_connection.h"
+#include "app/gui/monitor/monitor_model.h"
+#include "app/gui/monitor/sequence_stats_model.h"
 #include "app/gui/store/chat_store.h"
 #include "app/gui/store/reply_journal.h"
 #include "tests/app/fixtures_qt.h"
@@ -156,12 +158,23 @@ void RemoteTest::twoChatsAtOnceWithTheRemotesTimings() {
     const qint64 rb = actions_->send(b, "Tom had a red ball");
     QVERIFY(ra > 0 && rb > 0);
     QTRY_VERIFY_WITH_TIMEOUT(!hub_->isGenerating(a) && !hub_->isGenerating(b), 60000);
-    for (qint64 r : {ra, rb}) {
+    // The monitor's rows for them, as the app records each finished reply (AppController).
+    MonitorModel monitor([](qint64) { return QString(); });
+    for (auto [c, r] : {std::pair{a, ra}, std::pair{b, rb}}) {
         const MessageRecord m = store_->message(r);
         QCOMPARE(m.status, MessageStatus::Complete);
         QVERIFY(!m.content.isEmpty());
         QVERIFY(m.stats.timings.generated_tokens > 0);  // the server's usage
         QVERIFY(m.stats.timings.ttft_ms > 0);            // latency as the client sees it
+        monitor.recordFinished(c, m.stats);
+    }
+    SequenceStatsModel* rows = monitor.sequences();
+    QCOMPARE(rows->rowCount(), 2);
+    for (int i = 0; i < 2; ++i) {
+        const QModelIndex ix = rows->index(i);
+        QVERIFY(rows->data(ix, SequenceStatsModel::GeneratedTokensRole).toInt() > 0);
+        QVERIFY(rows->data(ix, SequenceStatsModel::DecodeRole).toDouble() > 0);  // tokens/s
+        QVERIFY(rows->data(ix, SequenceStatsModel::TtftRole).toDouble() > 0);    // latency
     }
 }
 

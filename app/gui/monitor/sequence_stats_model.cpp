@@ -31,7 +31,7 @@ int SequenceStatsModel::rowCount(const QModelIndex& parent) const { return paren
 QHash<int, QByteArray> SequenceStatsModel::roleNames() const {
     return {{TagRole, "tag"}, {TitleRole, "title"}, {StateRole, "phase"}, {PromptTokensRole, "promptTokens"},
             {GeneratedTokensRole, "generatedTokens"}, {BlocksRole, "blocks"}, {SharedBlocksRole, "sharedBlocks"},
-            {PrefillRole, "prefillTokS"}, {DecodeRole, "decodeTokS"}, {ConversationIdRole, "conversationId"}};
+            {PrefillRole, "prefillTokS"}, {DecodeRole, "decodeTokS"}, {ConversationIdRole, "conversationId"}, {TtftRole, "ttftMs"}};
 }
 
 QVariant SequenceStatsModel::data(const QModelIndex& index, int role) const {
@@ -57,6 +57,7 @@ QVariant SequenceStatsModel::data(const QModelIndex& index, int role) const {
     case PrefillRole: return s ? s->prefill_tok_s : f->timings.prefill_tok_s;
     case DecodeRole: return s ? s->decode_tok_s : f->timings.decode_tok_s;
     case ConversationIdRole: return conversation;
+    case TtftRole: return s ? 0.0 : f->timings.ttft_ms;
     default: return {};
     }
 }

@@ -14,11 +14,13 @@
 #include "app/bench/workload.h"
 #include "app/bench/workload_runner.h"
 #include "app/cli/cli_args.h"
+#include "app/cli/command_line.h"
 #include "engine/core/error.h"
 #include "engine/model/model.h"
 #include "engine/runtime/engine_core.h"
 
 namespace folio::bench {
+using cli::UsageError;
 namespace {
 
 const char* kUsage =
@@ -39,7 +41,7 @@ const char* kUsage =
     "engine:   [--batching continuous|static] [--static-batch-size N (default 16)] [--prefix-caching on|off]\n"
     "          [--kv-blocks B | --kv-cache-mib M] [--block-size 16] [--max-num-seqs 256] [--max-batched-tokens 2048]\n"
     "\n"
-    "exit status: 0 done, 1 bad arguments or model, 3 some requests failed (reported)\n";
+    "exit status: 0 done, 1 failed (a model or file; the message says why), 2 bad usage, 3 some requests failed (reported)\n";
 
 std::vector<int> parse_int_list(const std::string& s, const std::string& flag) {
     std::vector<int> out;
@@ -53,17 +55,17 @@ std::vector<int> parse_int_list(const std::string& s, const std::string& flag) {
         } catch (const std::exception&) {
             used = 0;
         }
-        if (used != item.size() || v < 1) throw Error("--" + flag + " needs positive integers separated by commas, got '" + s + "'");
+        if (used != item.size() || v < 1) throw UsageError("--" + flag + " needs positive integers separated by commas, got '" + s + "'");
         out.push_back(v);
     }
-    if (out.empty()) throw Error("--" + flag + " is empty");
+    if (out.empty()) throw UsageError("--" + flag + " is empty");
     return out;
 }
 
 bool parse_on_off(const std::string& s, const std::string& flag) {
     if (s == "on") return true;
     if (s == "off") return false;
-    throw Error("--" + flag + " takes on or off, got '" + s + "'");
+    throw UsageError("--" + flag + " takes on or off, got '" + s + "'");
 }
 
 int run(int argc, char** argv) {
@@ -72,43 +74,41 @@ int run(int argc, char** argv) {
                           "output-len", "shared-prefix", "temperature", "rate", "concurrency", "batching", "static-batch-size",
                           "prefix-caching", "kv-blocks", "kv-cache-mib", "block-size", "max-num-seqs", "max-batched-tokens",
                           "dump-outputs", "cpu-activations", "suite", "rounds", "streams", "prefill-len", "decode-tokens", "bandwidth-mib"},
-                         {"json", "ignore-eos", "help"});
-    if (args.has("help")) {
-        std::fputs(kUsage, stdout);
-        return 0;
-    }
-    if (!args.positional().empty()) throw Error("unexpected argument '" + args.positional().front() + "'");
+                         {"json", "ignore-eos"});
+    args.expect_no_positional();
+    const std::string suite = args.get_or("suite", "");
+    if (!suite.empty() && suite != "compare" && suite != "decode") throw UsageError("--suite takes decode or compare, got '" + suite + "'");
     const std::string spec = args.require("model");
     const bool json = args.has("json");
     const uint64_t seed = uint64_t(args.get_int("seed", 0));
 
     BackendOptions backend;
-    backend.kind = parse_backend_kind(args.get_or("backend", "auto"));
+    backend.kind = parse_backend_kind(args.get_choice("backend", {"auto", "cpu", "cuda"}, "auto"));
     backend.num_threads = args.get_int("threads", 0);
     const std::string acts = args.get_or("cpu-activations", "exact");
-    if (acts != "exact" && acts != "int8") throw Error("--cpu-activations takes exact or int8, got '" + acts + "'");
+    if (acts != "exact" && acts != "int8") throw UsageError("--cpu-activations takes exact or int8, got '" + acts + "'");
     backend.cpu_int8_activations = acts == "int8";
 
     EngineOptions engine;
     engine.backend = backend;
     engine.block_size = args.get_int("block-size", 16);
     engine.num_kv_blocks = args.get_int("kv-blocks", 0);
-    if (engine.num_kv_blocks < 0) throw Error("--kv-blocks must be positive");
+    if (engine.num_kv_blocks < 0) throw UsageError("--kv-blocks must be positive");
     const int kv_mib = args.get_int("kv-cache-mib", 0);
-    if (kv_mib < 0) throw Error("--kv-cache-mib must be positive");
+    if (kv_mib < 0) throw UsageError("--kv-cache-mib must be positive");
     engine.kv_cache_bytes = uint64_t(kv_mib) << 20;
     engine.max_num_seqs = args.get_int("max-num-seqs", 256);
     engine.max_num_batched_tokens = args.get_int("max-batched-tokens", 2048);
     engine.enable_prefix_caching = parse_on_off(args.get_or("prefix-caching", "on"), "prefix-caching");
     const std::string batching = args.get_or("batching", "continuous");
     if (batching == "static") engine.batching = BatchingMode::Static;
-    else if (batching != "continuous") throw Error("--batching takes continuous or static, got '" + batching + "'");
+    else if (batching != "continuous") throw UsageError("--batching takes continuous or static, got '" + batching + "'");
     engine.static_batch_size = args.get_int("static-batch-size", 16);
     const int concurrency = args.get_int("concurrency", 0);
-    if (concurrency < 0) throw Error("--concurrency must be positive");
+    if (concurrency < 0) throw UsageError("--concurrency must be positive");
     if (concurrency > 0) engine.static_batch_size = std::min(engine.static_batch_size, concurrency);
     const double rate = args.get_double("rate", 0);
-    if (rate < 0 || std::isnan(rate)) throw Error("--rate must be a positive number of requests per second");
+    if (rate < 0 || std::isnan(rate)) throw UsageError("--rate must be a positive number of requests per second");
 
     LoadOptions load;
     load.tokenizer_path = args.get_or("tokenizer", "");
@@ -118,7 +118,6 @@ int run(int argc, char** argv) {
         return std::make_unique<EngineCore>(model, make_backend(*model, backend_options_for(o)), o);
     };
 
-    const std::string suite = args.get_or("suite", "");
     if (suite == "decode") {
         DecodeSuiteOptions o;
         o.rounds = args.get_int("rounds", 3);
@@ -128,7 +127,7 @@ int run(int argc, char** argv) {
         o.threads = backend.num_threads;
         o.seed = seed + 1;
         const int mib = args.get_int("bandwidth-mib", 1024);
-        if (mib < 1 || o.prefill_len < 1 || o.decode_tokens < 1) throw Error("--bandwidth-mib, --prefill-len and --decode-tokens must be positive");
+        if (mib < 1 || o.prefill_len < 1 || o.decode_tokens < 1) throw UsageError("--bandwidth-mib, --prefill-len and --decode-tokens must be positive");
         o.bandwidth_bytes = size_t(mib) << 20;
         const nlohmann::json result = run_decode_suite(
             *model,
@@ -145,17 +144,16 @@ int run(int argc, char** argv) {
         std::fputs(json ? (result.dump() + "\n").c_str() : format_decode_suite(result).c_str(), stdout);
         return 0;
     }
-    if (!suite.empty() && suite != "compare") throw Error("--suite takes decode or compare, got '" + suite + "'");
 
     SamplingParams sampling;
     sampling.temperature = float(args.get_double("temperature", 0.0));
     Workload workload;
     if (auto prompts = args.get("prompts")) {
         for (const char* f : {"num-requests", "input-len", "output-len", "shared-prefix"})
-            if (args.has(f)) throw Error(std::string("--") + f + " is for synthetic workloads; it cannot be combined with --prompts");
+            if (args.has(f)) throw UsageError(std::string("--") + f + " is for synthetic workloads; it cannot be combined with --prompts");
         workload = load_prompt_file(*prompts, args.get_int("max-tokens", 128), sampling, args.has("ignore-eos"));
     } else {
-        if (args.has("max-tokens")) throw Error("--max-tokens is for --prompts files; synthetic workloads take --output-len");
+        if (args.has("max-tokens")) throw UsageError("--max-tokens is for --prompts files; synthetic workloads take --output-len");
         SyntheticSpec s;
         s.num_requests = args.get_int("num-requests", 32);
         s.input = LengthRange::parse(args.get_or("input-len", "128"), "input-len");
@@ -224,13 +222,5 @@ int run(int argc, char** argv) {
 }  // namespace folio::bench
 
 int main(int argc, char** argv) {
-    try {
-        return folio::bench::run(argc, argv);
-    } catch (const folio::Error& e) {
-        std::fprintf(stderr, "folio-bench: %s\n", e.what());
-        return 1;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "folio-bench: internal error: %s\n", e.what());
-        return 1;
-    }
+    return folio::cli::run_program("folio-bench", folio::bench::kUsage, [&] { return folio::bench::run(argc, argv); });
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <unistd.h>
 
+#include "app/cli/command_line.h"
 #include "app/cli/commands.h"
 #include "app/cli/engine_setup.h"
 #include "engine/core/error.h"
@@ -18,14 +19,29 @@ namespace {
 // Set by SIGINT while a reply streams; a signal handler can only touch a lock-free atomic.
 std::atomic<bool> g_interrupted{false};
 void on_sigint(int) { g_interrupted.store(true); }
-}  // namespace
 
-int run_chat(int argc, char** argv, int first) {
+std::string usage() {
+    return std::string(
+               "usage: folio-cli chat --model DIR|dummy:NAME [options]\n"
+               "\n"
+               "An interactive chat with the model's chat template: one line per message on stdin, replies on\n"
+               "stdout. /reset starts over, /system TEXT sets the system prompt, /exit or Ctrl-D quits; Ctrl-C\n"
+               "stops a reply.\n"
+               "\n"
+               "  --system TEXT            the system prompt\n"
+               "  --max-tokens N           at most N new tokens per reply (default 1024)\n"
+               "\n") +
+           model_options_usage() + "\n" + sampling_options_usage();
+}
+
+int run(int argc, char** argv, int first) {
     auto options = model_options();
     options.merge(sampling_options());
     options.insert({"max-tokens", "system"});
     Args args(argc, argv, first, options, {});
-    if (!args.positional().empty()) throw Error("unexpected argument '" + args.positional()[0] + "'");
+    args.expect_no_positional();
+    if (args.get_int("max-tokens", 1024) <= 0) throw UsageError("--max-tokens must be positive");
+    backend_from_args(args);
     auto model = load_model_from_args(args, true);
     Engine engine(model, engine_options_from_args(args));
     const SamplingParams sampling = sampling_from_args(args, *model);
@@ -92,5 +108,9 @@ int run_chat(int argc, char** argv, int first) {
     std::signal(SIGINT, SIG_DFL);
     return 0;
 }
+
+}  // namespace
+
+const Command chat_command = {"chat", "an interactive chat in the terminal", usage, run};
 
 }  // namespace folio::cli

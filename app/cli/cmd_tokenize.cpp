@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/cli_args.h"
+#include "app/cli/command_line.h"
 #include "app/cli/commands.h"
 #include "engine/core/error.h"
 #include "engine/model/dummy_model.h"
@@ -19,10 +20,17 @@
 namespace folio::cli {
 namespace {
 
-// Every command takes --backend; tokenizing needs no device, so the value is only checked (without
-// linking the backend factory into this command's path).
-void check_backend(const std::string& b) {
-    if (b != "auto" && b != "cpu" && b != "cuda") throw Error("unknown backend '" + b + "': use auto, cpu or cuda");
+std::string usage() {
+    return "usage: folio-cli tokenize --model DIR|FILE|dummy:NAME (--text TEXT | --file F) [--bos] [--json]\n"
+           "\n"
+           "Prints the token ids of the text as the model's tokenizer encodes a raw prompt (no BOS unless\n"
+           "--bos): one \"id<TAB>piece\" line per token, or {\"ids\": [...]} with --json. Needs only the\n"
+           "tokenizer: a folder holding tokenizer.model, or the file itself.\n"
+           "\n"
+           "  --text TEXT | --file F   what to encode (exactly one)\n"
+           "  --bos                    put the BOS token first\n"
+           "  --json                   one JSON object\n"
+           "  --backend auto|cpu|cuda  accepted for symmetry with the other commands (nothing runs on it)\n";
 }
 
 std::string read_input_file(const std::string& path) {
@@ -35,14 +43,13 @@ std::string read_input_file(const std::string& path) {
     return ss.str();
 }
 
-}  // namespace
-
-int run_tokenize(int argc, char** argv, int first) {
+int run(int argc, char** argv, int first) {
     const Args args(argc, argv, first, {"model", "text", "file", "backend"}, {"bos", "json"});
-    if (!args.positional().empty()) throw Error("unexpected argument '" + args.positional().front() + "'");
-    check_backend(args.get_or("backend", "auto"));
+    args.expect_no_positional();
+    // Tokenizing needs no device, so the value is only checked (without linking the backend factory).
+    args.get_choice("backend", {"auto", "cpu", "cuda"}, "auto");
     const std::string model = args.require("model");
-    if (args.has("text") == args.has("file")) throw Error("give exactly one of --text TEXT or --file F");
+    if (args.has("text") == args.has("file")) throw UsageError("give exactly one of --text TEXT or --file F");
     const std::string text = args.has("text") ? *args.get("text") : read_input_file(*args.get("file"));
 
     // dummy:NAME has no tokenizer of its own: the byte tokenizer load_model gives it (no weights made).
@@ -64,5 +71,9 @@ int run_tokenize(int argc, char** argv, int first) {
     }
     return std::fflush(stdout) == 0 ? 0 : 1;
 }
+
+}  // namespace
+
+const Command tokenize_command = {"tokenize", "the token ids of a text", usage, run};
 
 }  // namespace folio::cli

@@ -1,11 +1,23 @@
 #pragma once
-// folio-cli subcommands. Each takes argv from the word after the subcommand's name and returns the
-// process exit code; errors are thrown as folio::Error and printed by main as one line on stderr.
+// folio-cli's commands. Each lives in its own cmd_<name>.cpp and is described by one Command there;
+// main.cpp lists them. `run` takes argv from the word after the command's name and returns the exit
+// code; it parses with cli::Args, so --help, --version and bad usage are answered the same way for
+// every command (command_line.h). Adding a command: a cmd_<name>.cpp defining `<name>_command`, its
+// declaration below, and one entry in main.cpp's list.
+#include <string>
+
 namespace folio::cli {
 
-int run_generate(int argc, char** argv, int first);  // cmd_generate.cpp
-int run_chat(int argc, char** argv, int first);      // cmd_chat.cpp
-int run_tokenize(int argc, char** argv, int first);  // cmd_tokenize.cpp
-int run_template(int argc, char** argv, int first);  // cmd_template.cpp
+struct Command {
+    const char* name;                 // "generate"
+    const char* summary;              // one line for `folio-cli --help`
+    std::string (*usage)();           // the full usage text (synopsis and options), ending in a newline
+    int (*run)(int argc, char** argv, int first);
+};
+
+extern const Command generate_command;  // cmd_generate.cpp
+extern const Command chat_command;      // cmd_chat.cpp
+extern const Command tokenize_command;  // cmd_tokenize.cpp
+extern const Command template_command;  // cmd_template.cpp
 
 }  // namespace folio::cli

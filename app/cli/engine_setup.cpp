@@ -2,14 +2,43 @@
 
 #include <cstdio>
 
+#include "app/cli/command_line.h"
 #include "engine/core/error.h"
 
 namespace folio::cli {
+
+std::string backend_from_args(const Args& args) {
+    const std::string b = args.get_or("backend", "auto");
+    if (b != "auto" && b != "cpu" && b != "cuda") throw UsageError("unknown backend '" + b + "': use auto, cpu or cuda");
+    return b;
+}
 
 std::set<std::string> model_options() { return {"model", "backend", "threads", "tokenizer", "kv-cache-mb", "weights-seed"}; }
 
 std::set<std::string> sampling_options() {
     return {"temperature", "top-p", "top-k", "min-p", "repetition-penalty", "presence-penalty", "frequency-penalty", "seed"};
+}
+
+const char* model_options_usage() {
+    return "model:\n"
+           "  --model DIR|dummy:NAME   a Hugging Face folder, or a random model at a real shape (dummy:tiny,\n"
+           "                           dummy:llama-2-7b-awq, ...)\n"
+           "  --backend auto|cpu|cuda  auto: CUDA when a GPU and the CUDA module are present (default)\n"
+           "  --threads N              CPU threads (default: all)\n"
+           "  --tokenizer PATH         a tokenizer.model for dummy models (default: a byte tokenizer)\n"
+           "  --kv-cache-mb N          KV cache size (default: what memory allows)\n"
+           "  --weights-seed N         seed of a dummy model's weights (default 1234)\n";
+}
+
+const char* sampling_options_usage() {
+    return "sampling (default: the checkpoint's generation_config.json, else greedy):\n"
+           "  --temperature T          0 is greedy\n"
+           "  --top-p P                in (0, 1]\n"
+           "  --top-k K                0: off\n"
+           "  --min-p M                in [0, 1]\n"
+           "  --repetition-penalty R   > 0 (1: off)\n"
+           "  --presence-penalty X  --frequency-penalty X\n"
+           "  --seed S                 a non-negative integer\n";
 }
 
 std::shared_ptr<const Model> load_model_from_args(const Args& args, bool show_progress) {
@@ -33,10 +62,10 @@ std::shared_ptr<const Model> load_model_from_args(const Args& args, bool show_pr
 
 EngineOptions engine_options_from_args(const Args& args) {
     EngineOptions o;
-    o.backend.kind = parse_backend_kind(args.get_or("backend", "auto"));
+    o.backend.kind = parse_backend_kind(backend_from_args(args));
     o.backend.num_threads = args.get_int("threads", 0);
     const int mb = args.get_int("kv-cache-mb", 0);
-    if (mb < 0) throw Error("--kv-cache-mb must be positive");
+    if (mb < 0) throw UsageError("--kv-cache-mb must be positive");
     o.kv_cache_bytes = uint64_t(mb) << 20;
     return o;
 }
@@ -59,14 +88,14 @@ SamplingParams sampling_from_args(const Args& args, const Model& model) {
         try {
             s.seed = std::stoull(*seed);
         } catch (const std::exception&) {
-            throw Error("--seed needs a non-negative integer, got '" + *seed + "'");
+            throw UsageError("--seed needs a non-negative integer, got '" + *seed + "'");
         }
     }
-    if (s.temperature < 0) throw Error("--temperature must be >= 0");
-    if (!(s.top_p > 0 && s.top_p <= 1)) throw Error("--top-p must be in (0, 1]");
-    if (s.top_k < 0) throw Error("--top-k must be >= 0");
-    if (s.min_p < 0 || s.min_p > 1) throw Error("--min-p must be in [0, 1]");
-    if (s.repetition_penalty <= 0) throw Error("--repetition-penalty must be > 0");
+    if (s.temperature < 0) throw UsageError("--temperature must be >= 0");
+    if (!(s.top_p > 0 && s.top_p <= 1)) throw UsageError("--top-p must be in (0, 1]");
+    if (s.top_k < 0) throw UsageError("--top-k must be >= 0");
+    if (s.min_p < 0 || s.min_p > 1) throw UsageError("--min-p must be in [0, 1]");
+    if (s.repetition_penalty <= 0) throw UsageError("--repetition-penalty must be > 0");
     return s;
 }
 

@@ -15,10 +15,15 @@ namespace folio::cli {
 // Options every model-running command accepts.
 std::set<std::string> model_options();        // --model --backend --threads --tokenizer --kv-cache-mb --seed-weights
 std::set<std::string> sampling_options();     // --temperature --top-p --top-k --min-p --repetition-penalty --presence-penalty ...
+// Their lines of a usage text.
+const char* model_options_usage();
+const char* sampling_options_usage();
 
+// --backend's value, checked (UsageError unless auto, cpu or cuda); "auto" when absent.
+std::string backend_from_args(const Args& args);
 std::shared_ptr<const Model> load_model_from_args(const Args& args, bool show_progress);
 EngineOptions engine_options_from_args(const Args& args);
-// Sampling from the flags, falling back to the checkpoint's generation_config.json, then greedy.
+// Sampling from the flags (a value out of its range is a UsageError), falling back to the checkpoint's generation_config.json, then greedy.
 SamplingParams sampling_from_args(const Args& args, const Model& model);
 
 }  // namespace folio::cli

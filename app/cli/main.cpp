@@ -1,54 +1,64 @@
 // folio-cli: the engine from a terminal (generate, chat, tokenize, template).
+#include <algorithm>
 #include <cstdio>
-#include <cstring>
-#include <exception>
 #include <string>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
+#include "app/cli/cli_args.h"
+#include "app/cli/command_line.h"
 #include "app/cli/commands.h"
-#include "engine/core/error.h"
 
+namespace folio::cli {
 namespace {
 
-void usage(FILE* out) {
-    std::fprintf(out,
-        "usage: folio-cli COMMAND [OPTIONS]\n"
-        "\n"
-        "commands:\n"
-        "  generate --model DIR|dummy:NAME --prompt TEXT --max-tokens N [--temperature T --top-p P\n"
-        "           --top-k K --min-p M --repetition-penalty R --seed S --stop STR] [--raw] [--json]\n"
-        "  chat     --model DIR|dummy:NAME [--system TEXT] [sampling options]\n"
-        "  tokenize --model DIR (--text TEXT | --file F) [--bos] --json\n"
-        "  template --model DIR --messages FILE.json [--add-generation-prompt]\n"
-        "\n"
-        "every command takes --backend auto|cpu|cuda (auto: CUDA when a GPU is present)\n");
+const Command* const kCommands[] = {&generate_command, &chat_command, &tokenize_command, &template_command};
+
+const Command* find_command(const std::string& name) {
+    for (const Command* c : kCommands)
+        if (name == c->name) return c;
+    return nullptr;
+}
+
+std::string usage() {
+    std::string u = "usage: folio-cli COMMAND [OPTIONS]\n       folio-cli help COMMAND\n\ncommands:\n";
+    for (const Command* c : kCommands) {
+        std::string name = c->name;
+        name.resize(std::max<size_t>(name.size() + 2, 11), ' ');
+        u += "  " + name + c->summary + "\n";
+    }
+    u += "\n`folio-cli COMMAND --help` shows a command's options. Every command that runs a model takes\n"
+         "--backend auto|cpu|cuda (auto: CUDA when a GPU is present).\n"
+         "exit status: 0 done, 1 failed (the message says why), 2 bad usage\n";
+    return u;
+}
+
+// The words before a command's name: --help, --version, `help [COMMAND]`, or a command to run.
+int dispatch(int argc, char** argv) {
+    if (argc < 2) throw UsageError("no command given");
+    const std::string first = argv[1];
+    if (first == "help") {
+        if (argc == 2) throw HelpRequested{};
+        const Command* c = find_command(argv[2]);
+        if (!c || argc > 3) throw UsageError("help takes one command name, got '" + std::string(argv[2]) + "'");
+        std::fputs(c->usage().c_str(), stdout);
+        return 0;
+    }
+    if (first.rfind("-", 0) == 0) {  // only --help / --version are options of folio-cli itself
+        Args(argc, argv, 1, {}, {});
+        throw UsageError("no command given");
+    }
+    const Command* c = find_command(first);
+    if (!c) throw UsageError("unknown command '" + first + "'");
+    // stdout carries the command's output (text, JSON, a rendered prompt); engine logs go to stderr.
+    spdlog::set_default_logger(spdlog::stderr_color_mt("folio"));
+    return run_program(std::string("folio-cli ") + c->name, c->usage(), [&] { return c->run(argc, argv, 2); });
 }
 
 }  // namespace
+}  // namespace folio::cli
 
 int main(int argc, char** argv) {
-    if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
-        usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? 2 : 0;
-    }
-    const std::string cmd = argv[1];
-    // stdout carries the command's output (text, JSON, a rendered prompt); engine logs go to stderr.
-    spdlog::set_default_logger(spdlog::stderr_color_mt("folio"));
-    try {
-        if (cmd == "generate") return folio::cli::run_generate(argc, argv, 2);
-        if (cmd == "chat") return folio::cli::run_chat(argc, argv, 2);
-        if (cmd == "tokenize") return folio::cli::run_tokenize(argc, argv, 2);
-        if (cmd == "template") return folio::cli::run_template(argc, argv, 2);
-        std::fprintf(stderr, "folio-cli: unknown command '%s'\n", cmd.c_str());
-        usage(stderr);
-        return 2;
-    } catch (const folio::Error& e) {
-        std::fprintf(stderr, "folio-cli %s: %s\n", cmd.c_str(), e.what());
-        return 1;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "folio-cli %s: internal error: %s\n", cmd.c_str(), e.what());
-        return 1;
-    }
+    return folio::cli::run_program("folio-cli", folio::cli::usage(), [&] { return folio::cli::dispatch(argc, argv); });
 }

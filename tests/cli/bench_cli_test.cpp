@@ -132,15 +132,18 @@ TEST(BenchCli, HumanTableAndSuites) {
 
 TEST(BenchCli, BadArgumentsAndFailedRequestsAreReportedClearly) {
     folio::test::TempDir dir;
+    // Bad usage: the message, then the usage, on stderr; exit 2.
     BenchRun r = bench("--model " + model() + " --batching sideways", dir);
-    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.status, 2);
     EXPECT_NE(r.err.find("--batching takes continuous or static"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("\n\nusage: folio-bench"), std::string::npos) << r.err;
     r = bench("--model " + model() + " --cpu-activations fp8", dir);
-    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.status, 2);
     EXPECT_NE(r.err.find("--cpu-activations takes exact or int8"), std::string::npos) << r.err;
     r = bench("--model " + model() + " --input-len 5:2", dir);
-    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.status, 2);
     EXPECT_NE(r.err.find("MAX below MIN"), std::string::npos) << r.err;
+    // What the world holds (a file, a model) is no usage error: exit 1, one line.
     r = bench("--model " + model() + " --prompts " + dir.file("missing.jsonl"), dir);
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find("cannot open the prompt file"), std::string::npos) << r.err;

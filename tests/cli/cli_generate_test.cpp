@@ -89,20 +89,52 @@ TEST(GenerateCommand, StreamsPlainTextWithoutJson) {
     EXPECT_EQ(r.out, expected["cases"][0]["text"].get<std::string>());
 }
 
+// An empty raw prompt is BOS alone, as transformers and llama.cpp generate from. stories260K's greedy
+// continuation of BOS is "Once upon a time" (ids 403 407 261 378) and then exactly the reference's
+// continuation of that prompt (expected_greedy.json, computed independently in float64).
+TEST(GenerateCommand, AnEmptyRawPromptGeneratesFromBosAlone) {
+    const std::string dir = fixture_path("models/stories260K");
+    const json expected = json::parse(read_file(dir + "/expected_greedy.json"))["cases"][0];
+    ASSERT_EQ(expected["prompt_ids"], json::parse("[1, 403, 407, 261, 378]"));
+    const size_t n = expected["ids"].size();
+    const json j = generate_json({"--model", dir, "--raw", "--prompt", "", "--max-tokens", std::to_string(n + 4)});
+    EXPECT_EQ(j["prompt_ids"], json::parse("[1]"));
+    std::vector<int> want = {403, 407, 261, 378};
+    for (const auto& id : expected["ids"]) want.push_back(id.get<int>());
+    EXPECT_EQ(j["ids"].get<std::vector<int>>(), want);
+    EXPECT_EQ(j["text"].get<std::string>().rfind("Once upon a time", 0), 0u) << j["text"];
+}
+
 TEST(GenerateCommand, DummyModelRuns) {
     const json j = generate_json({"--model", "dummy:tiny", "--raw", "--prompt", "hi", "--max-tokens", "3", "--ignore-eos"});
     EXPECT_EQ(j["ids"].size(), 3u);
     EXPECT_EQ(j["prompt_ids"].size(), 3u);  // BOS + two bytes of the byte tokenizer
 }
 
+// Bad usage: exit 2, nothing on stdout, the message on stderr's first line and the usage after it.
+void expect_usage_error(const CliResult& r, const std::string& needle) {
+    EXPECT_EQ(r.exit_code, 2);
+    EXPECT_TRUE(r.out.empty()) << r.out;
+    const size_t usage = r.err.find("\n\nusage: folio-cli generate ");
+    ASSERT_NE(usage, std::string::npos) << r.err;
+    EXPECT_NE(r.err.substr(0, usage).rfind(needle), std::string::npos) << r.err;
+}
+
+TEST(GenerateCommand, BadUsageExitsTwoWithTheUsage) {
+    expect_usage_error(run_cli({"generate", "--prompt", "x"}), "--model is required");
+    expect_usage_error(run_cli({"generate", "--model", "dummy:tiny"}), "--prompt is required");
+    expect_usage_error(run_cli({"generate", "--model", "dummy:tiny", "--prompt", "x", "--frobnicate", "1"}), "unknown option --frobnicate");
+    expect_usage_error(run_cli({"generate", "--model", "dummy:tiny", "--prompt", "x", "--max-tokens", "many"}), "integer");
+    expect_usage_error(run_cli({"generate", "--model", "dummy:tiny", "--prompt", "x", "--max-tokens", "0"}), "--max-tokens must be positive");
+    expect_usage_error(run_cli({"generate", "--model", "dummy:tiny", "--prompt", "x", "--backend", "tpu"}), "unknown backend 'tpu'");
+    expect_usage_error(run_cli({"generate", "--model", "dummy:tiny", "--prompt", "x", "--top-p", "0"}), "--top-p");
+    expect_usage_error(run_cli({"generate", "--model", "dummy:tiny", "--prompt", "x", "--raw", "--system", "s"}), "cannot be combined with --raw");
+    expect_usage_error(run_cli({"generate", "--model", "dummy:tiny", "--prompt", "x", "stray"}), "unexpected argument 'stray'");
+}
+
 TEST(GenerateCommand, ErrorsAreOneClearLine) {
-    expect_one_line_error(run_cli({"generate", "--prompt", "x"}), "--model is required");
     expect_one_line_error(run_cli({"generate", "--model", "/nonexistent/model", "--prompt", "x"}), "/nonexistent/model");
     expect_one_line_error(run_cli({"generate", "--model", "dummy:nope", "--prompt", "x"}), "unknown dummy model");
-    expect_one_line_error(run_cli({"generate", "--model", "dummy:tiny", "--prompt", "x", "--frobnicate", "1"}), "unknown option --frobnicate");
-    expect_one_line_error(run_cli({"generate", "--model", "dummy:tiny", "--prompt", "x", "--max-tokens", "many"}), "integer");
-    expect_one_line_error(run_cli({"generate", "--model", "dummy:tiny", "--prompt", "x", "--backend", "tpu"}), "unknown backend 'tpu'");
-    expect_one_line_error(run_cli({"generate", "--model", "dummy:tiny", "--prompt", "x", "--top-p", "0"}), "--top-p");
     // A prompt longer than the context: an error, not a hang.
     std::string longp;
     for (int i = 0; i < 600; ++i) longp += "Once upon a time ";

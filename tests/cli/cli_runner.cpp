@@ -27,12 +27,14 @@ const std::string& cli_path() { return binary(); }
 
 CliResult run_cli(const std::vector<std::string>& args) { return run_cli(args, ""); }
 
-CliResult run_cli(const std::vector<std::string>& args, const std::string& input) {
+CliResult run_cli(const std::vector<std::string>& args, const std::string& input) { return run_binary(binary(), args, input); }
+
+CliResult run_binary(const std::string& path, const std::vector<std::string>& args, const std::string& input) {
     TempDir tmp;
     const std::string in_path = tmp.file("stdin");
     write_file(in_path, input);
     const std::string out_path = tmp.file("stdout"), err_path = tmp.file("stderr");
-    std::vector<std::string> argv_storage{binary()};
+    std::vector<std::string> argv_storage{path};
     argv_storage.insert(argv_storage.end(), args.begin(), args.end());
     std::vector<char*> argv;
     for (auto& a : argv_storage) argv.push_back(a.data());
@@ -44,9 +46,9 @@ CliResult run_cli(const std::vector<std::string>& args, const std::string& input
     posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     pid_t pid = 0;
-    const int rc = posix_spawn(&pid, binary().c_str(), &actions, nullptr, argv.data(), environ);
+    const int rc = posix_spawn(&pid, path.c_str(), &actions, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) throw std::runtime_error("cannot start " + binary());
+    if (rc != 0) throw std::runtime_error("cannot start " + path);
     int status = 0;
     waitpid(pid, &status, 0);
     CliResult r;

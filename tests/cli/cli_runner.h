@@ -16,5 +16,7 @@ const std::string& cli_path();
 CliResult run_cli(const std::vector<std::string>& args);
 // Same, with `input` as the process's standard input.
 CliResult run_cli(const std::vector<std::string>& args, const std::string& input);
+// Any executable, by path.
+CliResult run_binary(const std::string& path, const std::vector<std::string>& args, const std::string& input = "");
 
 }  // namespace folio::test

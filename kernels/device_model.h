@@ -7,6 +7,7 @@
 #include <functional>
 #include <vector>
 
+#include "engine/core/load_progress.h"
 #include "kernels/common/cuda_compat.h"
 #include "kernels/device_buffer.h"
 #include "kernels/gemm.h"
@@ -56,7 +57,7 @@ void check_model_supported(const Model& model);
 // in * out of the largest AWQ matrix as upload_model fuses them (the dequantisation workspace).
 size_t largest_fused_awq_elems(const Model& model);
 
-// Uploads (and converts, fuses) every weight; `progress` gets 0..1 by bytes.
-DeviceModel upload_model(const Model& model, cudaStream_t stream, const std::function<void(float)>& progress);
+// Uploads (and converts, fuses) every weight; `progress` gets "uploading to GPU" in MiB.
+DeviceModel upload_model(const Model& model, cudaStream_t stream, const LoadProgressFn& progress);
 
 }  // namespace folio::cuda

@@ -1,6 +1,8 @@
 #include "app/cli/engine_setup.h"
 
 #include <cstdio>
+#include <memory>
+#include <unistd.h>
 
 #include "app/cli/command_line.h"
 #include "engine/core/error.h"
@@ -45,25 +47,39 @@ std::shared_ptr<const Model> load_model_from_args(const Args& args, bool show_pr
     LoadOptions lo;
     lo.tokenizer_path = args.get_or("tokenizer", "");
     lo.seed = uint64_t(args.get_int("weights-seed", 1234));
-    int last = -1;
-    if (show_progress)
-        lo.progress = [&last](float p) {
-            const int pct = int(p * 100);
-            if (pct / 10 != last / 10) {
-                std::fprintf(stderr, "\rloading %3d%%", pct);
-                std::fflush(stderr);
-                last = pct;
-            }
-        };
-    auto m = load_model(args.require("model"), lo);
-    if (show_progress) std::fprintf(stderr, "\r            \r");
-    return m;
+    if (show_progress) lo.progress = terminal_load_progress();
+    return load_model(args.require("model"), lo);
+}
+
+LoadProgressFn terminal_load_progress() {
+    if (!isatty(STDERR_FILENO)) return {};
+    // One line on stderr, rewritten in place ("loading: mapping weights 12/23 layers") and erased when
+    // a counted phase completes, so that nothing is left before the reply.
+    struct Line {
+        std::string phase;
+        int percent = -1;
+    };
+    return [line = std::make_shared<Line>()](const LoadProgress& p) {
+        const int percent = int(p.fraction() * 100);
+        if (p.phase == line->phase && percent == line->percent) return;
+        line->phase = p.phase;
+        line->percent = percent;
+        if (p.total > 0 && p.done == p.total) {
+            std::fputs("\r\033[K", stderr);
+        } else if (p.total > 0) {
+            std::fprintf(stderr, "\r\033[Kloading: %s %lld/%lld %s", p.phase, (long long)p.done, (long long)p.total, p.unit);
+        } else {
+            std::fprintf(stderr, "\r\033[Kloading: %s", p.phase);
+        }
+        std::fflush(stderr);
+    };
 }
 
 EngineOptions engine_options_from_args(const Args& args) {
     EngineOptions o;
     o.backend.kind = parse_backend_kind(backend_from_args(args));
     o.backend.num_threads = args.get_int("threads", 0);
+    o.backend.progress = terminal_load_progress();
     const int mb = args.get_int("kv-cache-mb", 0);
     if (mb < 0) throw UsageError("--kv-cache-mb must be positive");
     o.kv_cache_bytes = uint64_t(mb) << 20;

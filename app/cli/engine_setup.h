@@ -22,6 +22,8 @@ const char* sampling_options_usage();
 // --backend's value, checked (UsageError unless auto, cpu or cuda); "auto" when absent.
 std::string backend_from_args(const Args& args);
 std::shared_ptr<const Model> load_model_from_args(const Args& args, bool show_progress);
+// Shows a load's phases on one line of stderr when stderr is a terminal (empty otherwise).
+LoadProgressFn terminal_load_progress();
 EngineOptions engine_options_from_args(const Args& args);
 // Sampling from the flags (a value out of its range is a UsageError), falling back to the checkpoint's generation_config.json, then greedy.
 SamplingParams sampling_from_args(const Args& args, const Model& model);

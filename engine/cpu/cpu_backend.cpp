@@ -69,6 +69,7 @@ public:
         : model_(model), cfg_(model.config), pool_(options.num_threads), inv_freq_(cpu::rope_inv_freq(cfg_)) {
         cpu::kernels();  // an unusable FOLIO_CPU_ISA fails here, not in the middle of a step
         act_parts_ = options.cpu_int8_activations ? 1 : 3;
+        report(options.progress, "preparing weights for the CPU");
         std::vector<const Linear*> order;
         for (const auto& L : model.weights.layers) {
             norms_.push_back({to_f32(L.input_norm), to_f32(L.post_attention_norm)});
@@ -82,7 +83,7 @@ public:
         }
         lm_head_ = std::move(prepared.back());
         final_norm_ = to_f32(model.weights.final_norm);
-        if (options.progress) options.progress(1.0f);
+        report(options.progress, "preparing weights for the CPU", 1, 1);
     }
 
     std::string name() const override { return "cpu"; }

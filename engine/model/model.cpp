@@ -97,6 +97,7 @@ std::unique_ptr<Model> load_dummy(const std::string& spec, const LoadOptions& op
 std::unique_ptr<Model> load_model(const std::string& spec, const LoadOptions& options) {
     if (spec.rfind("dummy:", 0) == 0) return load_dummy(spec, options);
     auto m = std::make_unique<Model>();
+    report(options.progress, "reading config");
     m->spec = spec;
     m->name = fs::path(spec).filename().string();
     if (m->name.empty()) m->name = fs::path(spec).parent_path().filename().string();
@@ -113,6 +114,7 @@ std::unique_ptr<Model> load_model(const std::string& spec, const LoadOptions& op
                     std::to_string(m->config.vocab_size) + ": the tokenizer does not belong to this model");
     m->tokenizer_config = load_tokenizer_config(spec);
     m->generation = load_generation_defaults(spec);
+    report(options.progress, "opening the checkpoint");
     Checkpoint checkpoint(spec);
     m->weights = load_weights(checkpoint, m->config, options.progress);
     return m;

@@ -2,9 +2,10 @@
 // print the usage on stdout and exit 0, --version prints "NAME VERSION" and exits 0, bad usage prints
 // the message and the usage on stderr and exits 2. Checked on folio-cli itself, on every command its
 // --help lists (so a new command is covered the day it is listed), on folio-bench and on the developer
-// benchmarks. The desktop app's own check is in tests/app/tst_app_options.cpp.
+// benchmarks, and on the desktop app `folio` (when it is built) with no display at all.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -99,6 +100,36 @@ TEST(CommandLine, FolioBench) { expect_conventions(FOLIO_BENCH_PATH, {}, "folio-
 TEST(CommandLine, DeveloperBenchmarks) {
     expect_conventions(FOLIO_CPU_DECODE_BENCH_PATH, {}, "cpu_decode_bench", "usage: cpu_decode_bench ");
     expect_conventions(FOLIO_CPU_KERNEL_BENCH_PATH, {}, "cpu_kernel_bench", "usage: cpu_kernel_bench ");
+}
+
+TEST(CommandLine, DesktopApp) {
+#ifndef FOLIO_APP_PATH
+    GTEST_SKIP() << "the desktop app is not built in this configuration (FOLIO_BUILD_APP=OFF)";
+#else
+    // No display of any kind: --help, --version and bad usage must not need one.
+    for (const char* v : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"}) unsetenv(v);
+    const std::string app = FOLIO_APP_PATH;
+    for (const char* help : {"--help", "-h"}) {
+        const CliResult r = run_binary(app, {help});
+        EXPECT_EQ(r.exit_code, 0) << r.err;
+        EXPECT_TRUE(starts_with(r.out, "usage: folio [options]")) << r.out;
+        EXPECT_NE(r.out.find("--model <DIR|dummy:NAME>"), std::string::npos) << r.out;
+        EXPECT_EQ(r.err, "");
+    }
+    CliResult r = run_binary(app, {"--version"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.out, "folio " FOLIO_VERSION "\n");
+    // Qt's own options are accepted alongside ours.
+    r = run_binary(app, {"-platform", "offscreen", "--help"});
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    for (const std::vector<std::string>& bad : {std::vector<std::string>{"--no-such-option"}, {"--backend", "tpu"}, {"stray"}, {"--model"}}) {
+        r = run_binary(app, bad);
+        EXPECT_EQ(r.exit_code, 2) << bad[0] << ": " << r.err;
+        EXPECT_EQ(r.out, "");
+        EXPECT_TRUE(starts_with(r.err, "folio: ")) << r.err;
+        EXPECT_NE(r.err.find("\n\nusage: folio [options]"), std::string::npos) << r.err;
+    }
+#endif
 }
 
 }  // namespace

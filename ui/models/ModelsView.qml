@@ -13,12 +13,8 @@ Item {
     readonly property EngineBridge engine: app.engine
     readonly property bool loading: engine.state === EngineBridge.Loading
     property string folderProblem: ""
-    signal modelChosen()
-
-    Connections {
-        target: view.engine
-        function onModelReady() { view.modelChosen() }
-    }
+    // The person asked to go and chat (loading a model never changes the view by itself).
+    signal chatRequested()
 
     function load(spec) {
         folderProblem = view.app.library.folderProblem(spec)
@@ -90,15 +86,11 @@ Item {
                             font.pixelSize: Theme.fontLarge
                             font.weight: Font.DemiBold
                         }
-                        ProgressBar {
+                        LoadProgressBar {
                             objectName: "loadProgress"
                             visible: view.loading
                             Layout.fillWidth: true
-                            value: view.engine.loadProgress
-                            background: Rectangle { implicitHeight: 6; radius: 3; color: Theme.surfaceAlt }
-                            contentItem: Item {
-                                Rectangle { width: parent.width * view.engine.loadProgress; height: 6; radius: 3; color: Theme.accent }
-                            }
+                            engine: view.engine
                         }
                         Text {
                             objectName: "loadError"
@@ -119,6 +111,14 @@ Item {
                                   .arg(view.engine.backendName.toUpperCase()).arg(view.engine.device)
                             color: Theme.textMuted
                             font.pixelSize: Theme.fontBody
+                        }
+                        PillButton {
+                            objectName: "startChatting"
+                            visible: view.engine.state === EngineBridge.Ready
+                            primary: true
+                            iconName: "chat"
+                            text: qsTr("Start chatting")
+                            onClicked: view.chatRequested()
                         }
                     }
                 }

@@ -69,21 +69,23 @@ public:
         : model_(model), cfg_(model.config), pool_(options.num_threads), inv_freq_(cpu::rope_inv_freq(cfg_)) {
         cpu::kernels();  // an unusable FOLIO_CPU_ISA fails here, not in the middle of a step
         act_parts_ = options.cpu_int8_activations ? 1 : 3;
-        report(options.progress, "preparing weights for the CPU");
+
         std::vector<const Linear*> order;
         for (const auto& L : model.weights.layers) {
             norms_.push_back({to_f32(L.input_norm), to_f32(L.post_attention_norm)});
             for (const Linear* l : {&L.q_proj, &L.k_proj, &L.v_proj, &L.o_proj, &L.gate_proj, &L.up_proj, &L.down_proj}) order.push_back(l);
         }
         order.push_back(&model.weights.lm_head);
-        std::vector<cpu::PreparedLinear> prepared = cpu::prepare_linears(order);
+        report(options.progress, "preparing weights for the CPU", 0, int64_t(order.size()), "matrices");
+        std::vector<cpu::PreparedLinear> prepared = cpu::prepare_linears(order, [&](size_t done, size_t total) {
+            report(options.progress, "preparing weights for the CPU", int64_t(done), int64_t(total), "matrices");
+        });
         for (size_t l = 0; l < model.weights.layers.size(); ++l) {
             auto* p = prepared.data() + 7 * l;
             layers_.push_back({std::move(p[0]), std::move(p[1]), std::move(p[2]), std::move(p[3]), std::move(p[4]), std::move(p[5]), std::move(p[6])});
         }
         lm_head_ = std::move(prepared.back());
         final_norm_ = to_f32(model.weights.final_norm);
-        report(options.progress, "preparing weights for the CPU", 1, 1);
     }
 
     std::string name() const override { return "cpu"; }

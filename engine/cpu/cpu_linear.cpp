@@ -18,14 +18,18 @@ PreparedLinear prepare_linear(const Linear& l) {
     return p;
 }
 
-std::vector<PreparedLinear> prepare_linears(const std::vector<const Linear*>& in_step_order) {
+std::vector<PreparedLinear> prepare_linears(const std::vector<const Linear*>& in_step_order,
+                                            const std::function<void(size_t done, size_t total)>& progress) {
     size_t bytes = 0;
     for (const Linear* l : in_step_order)
         if (l->kind == Linear::Kind::Awq) bytes += WeightArena::slice_bytes(awq_packed_bytes(l->awq));
     std::vector<PreparedLinear> out;
     out.reserve(in_step_order.size());
     if (bytes == 0) {
-        for (const Linear* l : in_step_order) out.push_back(prepare_linear(*l));
+        for (const Linear* l : in_step_order) {
+            out.push_back(prepare_linear(*l));
+            if (progress) progress(out.size(), in_step_order.size());
+        }
         return out;
     }
     WeightArena arena(bytes);
@@ -37,6 +41,7 @@ std::vector<PreparedLinear> prepare_linears(const std::vector<const Linear*>& in
         if (l->kind == Linear::Kind::Dense) p.dense = l->dense;
         else p.awq = pack_awq(l->awq, arena);
         out.push_back(std::move(p));
+        if (progress) progress(out.size(), in_step_order.size());
     }
     return out;
 }

@@ -81,6 +81,7 @@ EngineCore::EngineCore(std::shared_ptr<const Model> model, std::unique_ptr<Backe
     if (!model_->tokenizer) throw Error("the model " + model_->name + " has no tokenizer: the engine needs one to stream text");
     KvLayout layout = kv_layout_of(*model_, options.block_size);
     layout.num_blocks = sched_.kv().num_blocks();
+    report(options.backend.progress, "allocating the KV cache");
     backend_->allocate_kv(layout);
     for (int id : model_->stop_token_ids()) stop_ids_.push_back(int32_t(id));
     device_name_ = backend_->device_name();

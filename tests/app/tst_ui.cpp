@@ -102,7 +102,7 @@ void UiTest::loadingKeepsTheViewAndShowsItsPhase() {
     QVERIFY(log_.latest().isEmpty() || log_.latestLevel() != "error");
     // The phases of the load, as the engine reported them, in order.
     QCOMPARE(phases, (QStringList{"starting", "reading config", "opening the checkpoint", "mapping weights",
-                                  "preparing weights for the CPU"}));
+                                  "preparing weights for the CPU", "allocating the KV cache"}));
     // The model is ready and the person is still where they were.
     QTest::qWait(100);
     QCOMPARE(page(), 1);

@@ -1,5 +1,6 @@
 // A model load says what it is doing as it goes (engine/core/load_progress.h): the phases of a
-// checkpoint, of a dummy model and of the CPU backend, in order, each counted up to its total.
+// checkpoint, of a dummy model and of the CPU backend, in order, each counted up to its total (the
+// engine adds "allocating the KV cache", seen in tst_ui).
 #include <gtest/gtest.h>
 
 #include <string>
@@ -69,6 +70,8 @@ TEST(LoadProgress, TheCpuBackendSaysItPreparesWeights) {
     make_cpu_backend(*model, b);
     EXPECT_EQ(seen.phases, std::vector<std::string>{"preparing weights for the CPU"});
     seen.expect_counted_phases_complete();
+    EXPECT_EQ(seen.all.back().total, 7 * model->config.num_layers + 1);  // every matrix, the head last
+    EXPECT_EQ(std::string(seen.all.back().unit), "matrices");
 }
 
 }  // namespace

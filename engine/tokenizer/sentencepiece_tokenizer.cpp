@@ -60,10 +60,14 @@ std::shared_ptr<const SentencePieceTokenizer> SentencePieceTokenizer::load(const
     if (!in) throw Error("cannot read tokenizer file " + model_file);
     std::ostringstream ss;
     ss << in.rdbuf();
+    return load_serialized(ss.str(), model_file);
+}
 
+std::shared_ptr<const SentencePieceTokenizer> SentencePieceTokenizer::load_serialized(std::string serialized,
+                                                                                      const std::string& model_file) {
     auto impl = std::make_unique<Impl>();
     impl->path = model_file;
-    impl->serialized = ss.str();
+    impl->serialized = std::move(serialized);
     const std::string corrupt = "tokenizer file " + model_file + " is not a valid sentencepiece model";
     if (impl->serialized.empty()) throw Error(corrupt + " (the file is empty)");
 

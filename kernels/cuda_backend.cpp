@@ -49,7 +49,7 @@ public:
     int64_t plan_kv_blocks(const KvLayout& layout, uint64_t budget_bytes, int64_t min_blocks) const override;
     void allocate_kv(const KvLayout& layout) override;
     void forward(const ForwardBatch& batch, std::vector<float>& logits) override;
-    void forward_and_sample(const ForwardBatch& batch, const std::vector<SamplingRow>& rows, std::vector<int32_t>& sampled) override;
+    bool forward_and_sample(const ForwardBatch& batch, const std::vector<SamplingRow>& rows, std::vector<int32_t>& sampled) override;
     void copy_blocks(const std::vector<std::pair<int32_t, int32_t>>& src_dst) override;
     MemoryInfo memory() const override;
 
@@ -258,14 +258,14 @@ void CudaBackend::finish_sampled_step(int rows, std::vector<int32_t>& sampled) {
                         "no usable scores)");
 }
 
-void CudaBackend::forward_and_sample(const ForwardBatch& batch, const std::vector<SamplingRow>& rows,
+bool CudaBackend::forward_and_sample(const ForwardBatch& batch, const std::vector<SamplingRow>& rows,
                                      std::vector<int32_t>& sampled) {
     if (!inputs_) throw Error("CUDA backend: forward() before allocate_kv()");
     const int S = int(batch.seqs.size());
     const int R = batch.num_logit_rows();
     // Very many penalised ids (hundreds of long conversations with penalties): the step's id list
-    // would overflow its buffer, so this step samples on the host (the same tokens, only slower).
-    if (penalty_ids_bound(rows) > inputs_->capacity().max_penalty_ids) return Backend::forward_and_sample(batch, rows, sampled);
+    // would overflow its buffer, so this step is left to the host sampler (the same tokens, only slower).
+    if (penalty_ids_bound(rows) > inputs_->capacity().max_penalty_ids) return false;
     bool graph = options_.cuda_graphs && S > 0 && R == S && S <= rc_.max_seqs;
     int width = 0;
     for (const auto& sq : batch.seqs) {
@@ -282,7 +282,8 @@ void CudaBackend::forward_and_sample(const ForwardBatch& batch, const std::vecto
     if (!graph) {
         const StepCounts c = pack_step(batch, &rows, layout_, model_.config.vocab_size, po, *inputs_);
         enqueue_sampled_step(c);
-        return finish_sampled_step(R, sampled);
+        finish_sampled_step(R, sampled);
+        return true;
     }
     po.pad_decode_to = DecodeGraphs::padded_batch(S, rc_.max_seqs);
     po.table_width = DecodeGraphs::padded_width(width, inputs_->capacity().max_blocks_per_seq);
@@ -290,12 +291,14 @@ void CudaBackend::forward_and_sample(const ForwardBatch& batch, const std::vecto
     const DecodeGraphs::Key key{po.pad_decode_to, po.table_width};
     if (graphs_.has(key)) {
         graphs_.launch(key, s());
-        return finish_sampled_step(R, sampled);
+        finish_sampled_step(R, sampled);
+        return true;
     }
     // First time for this shape: run it eagerly (loads every module), then capture it for next time.
     enqueue_sampled_step(c);
     finish_sampled_step(R, sampled);
     graphs_.capture(key, s(), [&] { enqueue_sampled_step(c); });
+    return true;
 }
 
 void CudaBackend::copy_blocks(const std::vector<std::pair<int32_t, int32_t>>& src_dst) {

@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <cstring>
 
-#include "engine/cpu/ops.h"
 #include "engine/model/model.h"
+#include "engine/model/rope.h"
 #include "kernels/attention.h"
 #include "kernels/convert.h"
 
@@ -136,7 +136,7 @@ DeviceLinear upload_fused(const std::vector<const Linear*>& parts, const std::ve
 
 DeviceBuffer<float> upload_norm(const FloatTensor& t, const char* name, Uploader& up) {
     std::vector<float> host(size_t(t.numel()));
-    cpu::row_to_f32(t, 0, t.numel(), host.data());
+    row_to_f32(t, 0, t.numel(), host.data());
     DeviceBuffer<float> d(host.size(), name);
     up.bytes(d.get(), host.data(), host.size() * sizeof(float));
     return d;
@@ -230,7 +230,7 @@ DeviceModel upload_model(const Model& model, cudaStream_t stream, const LoadProg
     } else {
         d.lm_head = upload_fused({&w.lm_head}, {"lm_head"}, "lm_head", up);
     }
-    const std::vector<float> inv = cpu::rope_inv_freq(c);
+    const std::vector<float> inv = rope_inv_freq(c);
     d.inv_freq = DeviceBuffer<float>(inv.size(), "rope inv_freq");
     up.bytes(d.inv_freq.get(), inv.data(), inv.size() * sizeof(float));
 

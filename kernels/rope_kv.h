@@ -10,7 +10,7 @@ namespace folio::cuda {
 //   Q is rotated in place (rotate_half RoPE, angle = float(position) * inv_freq[j] in fp32, as
 //   cpu::rope); K is rotated and written with V into the pools (KvLayout order, fp16) at slot
 //   slot_mapping[t] = block * block_size + offset; a negative slot (a padding row) writes nothing.
-// inv_freq: [head_dim / 2] fp32 from cpu::rope_inv_freq (so llama3/linear scaling is included).
+// inv_freq: [head_dim / 2] fp32 from rope_inv_freq (so llama3/linear scaling is included).
 void rope_write_kv(__half* qkv, const int32_t* positions, const float* inv_freq, const int32_t* slot_mapping,
                    __half* k_pool, __half* v_pool, int num_tokens, int num_heads, int num_kv_heads, int head_dim,
                    int block_size, cudaStream_t stream);

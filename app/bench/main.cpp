@@ -15,6 +15,7 @@
 #include "app/bench/workload_runner.h"
 #include "app/cli/cli_args.h"
 #include "app/cli/command_line.h"
+#include "engine/backends/backend_factory.h"
 #include "engine/core/error.h"
 #include "engine/model/model.h"
 #include "engine/runtime/engine_core.h"

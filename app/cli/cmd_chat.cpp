@@ -10,6 +10,7 @@
 #include "app/cli/command_line.h"
 #include "app/cli/commands.h"
 #include "app/cli/engine_setup.h"
+#include "engine/backends/backend_factory.h"
 #include "engine/core/error.h"
 #include "engine/runtime/engine.h"
 
@@ -43,7 +44,8 @@ int run(int argc, char** argv, int first) {
     if (args.get_int("max-tokens", 1024) <= 0) throw UsageError("--max-tokens must be positive");
     backend_from_args(args);
     auto model = load_model_from_args(args, true);
-    Engine engine(model, engine_options_from_args(args));
+    const EngineOptions engine_options = engine_options_from_args(args);
+    Engine engine(model, make_backend(*model, backend_options_for(engine_options)), engine_options);
     const SamplingParams sampling = sampling_from_args(args, *model);
     const int max_tokens = args.get_int("max-tokens", 1024);
     std::string system = args.get_or("system", "");

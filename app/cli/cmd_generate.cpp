@@ -6,6 +6,7 @@
 #include "app/cli/command_line.h"
 #include "app/cli/commands.h"
 #include "app/cli/engine_setup.h"
+#include "engine/backends/backend_factory.h"
 #include "engine/core/error.h"
 #include "engine/runtime/engine.h"
 
@@ -56,7 +57,8 @@ int run(int argc, char** argv, int first) {
     req.stop.ignore_eos = args.has("ignore-eos");
     if (auto stop = args.get("stop")) req.stop.stop_strings.push_back(*stop);
 
-    Engine engine(model, engine_options_from_args(args));
+    const EngineOptions engine_options = engine_options_from_args(args);
+    Engine engine(model, make_backend(*model, backend_options_for(engine_options)), engine_options);
     const auto t0 = std::chrono::steady_clock::now();
     const RequestId id = engine.submit(req);
     std::vector<int32_t> ids;

@@ -16,6 +16,8 @@
 #include "engine/model/dummy_model.h"
 #include "engine/model/model.h"
 #include "engine/tokenizer/prompt_encoding.h"
+#include "engine/tokenizer/tokenizer_config.h"
+#include "engine/tokenizer/tokenizer_loader.h"
 
 namespace folio::cli {
 namespace {

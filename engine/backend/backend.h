@@ -1,7 +1,8 @@
 #pragma once
 // The interface between the engine and a compute device. A backend owns the model's weights in its
-// own layout and the paged KV pools; it runs one ForwardBatch per step and, by default, samples on
-// the host with the CPU sampler (the CUDA backend samples on the device instead).
+// own layout and the paged KV pools; it runs one ForwardBatch per step. It does not sample on the
+// host: the engine does, from forward()'s logits, unless the backend samples on its own device
+// (forward_and_sample: the CUDA backend).
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -12,12 +13,11 @@
 #include "engine/backend/forward_batch.h"
 #include "engine/core/load_progress.h"
 #include "engine/kv/kv_layout.h"
-#include "engine/sampling/sampling_params.h"
+#include "engine/sampling/sampling_row.h"
 
 namespace folio {
 
 struct Model;
-class Sampler;
 
 struct MemoryInfo {
     uint64_t device_used = 0;   // bytes in use on the device (GPU) or by the process (CPU: RSS)
@@ -28,18 +28,6 @@ struct MemoryInfo {
     int utilization_pct = -1;
     int temperature_c = -1;
     int power_w = -1;
-};
-
-// What the sampler needs for one logits row. The history spans point into the engine's sequences and
-// stay valid for the call.
-struct SamplingRow {
-    const SamplingParams* params = nullptr;
-    const int32_t* prompt_ids = nullptr;   // for the repetition penalty
-    int num_prompt_ids = 0;
-    const int32_t* output_ids = nullptr;   // generated so far (repetition/presence/frequency)
-    int num_output_ids = 0;
-    uint64_t seed = 0;       // the request's seed
-    uint64_t step = 0;       // index of the token being sampled; with seed it picks the random number
 };
 
 class Backend {
@@ -64,18 +52,17 @@ public:
     // the other sequences in the batch.
     virtual void forward(const ForwardBatch& batch, std::vector<float>& logits) = 0;
 
-    // forward() then one sampled token per logits row. The default samples on the host.
-    virtual void forward_and_sample(const ForwardBatch& batch, const std::vector<SamplingRow>& rows,
+    // For a backend that samples on its device: forward(), then one token per logits row (rows[i] for
+    // the i-th) into `sampled`, following the host sampler's procedure (sampling/sampler.h); true.
+    // False, having done nothing, when it does not sample (the default) or cannot for this batch:
+    // the caller then runs forward() and samples on the host.
+    virtual bool forward_and_sample(const ForwardBatch& batch, const std::vector<SamplingRow>& rows,
                                     std::vector<int32_t>& sampled);
 
     // Copy-on-write support: copies whole blocks (all layers, K and V), src -> dst.
     virtual void copy_blocks(const std::vector<std::pair<int32_t, int32_t>>& src_dst) = 0;
 
     virtual MemoryInfo memory() const = 0;
-
-protected:
-    std::vector<float> scratch_logits_;
-    std::unique_ptr<Sampler> sampler_;  // host sampling for forward_and_sample; keeps its scratch
 };
 
 enum class BackendKind { Auto, Cpu, Cuda };
@@ -97,12 +84,7 @@ struct BackendOptions {
     LoadProgressFn progress;
 };
 
-// Parses "auto", "cpu", "cuda"; throws folio::Error otherwise.
+// Parses "auto", "cpu", "cuda"; throws folio::Error otherwise. (Making one: engine/backends.)
 BackendKind parse_backend_kind(const std::string& s);
-// True when a CUDA device is usable (built with CUDA and a device is present).
-bool cuda_available();
-// Makes the backend for a loaded model. `auto` picks CUDA when available. Throws folio::Error when
-// the requested backend is not built in or no device is present.
-std::unique_ptr<Backend> make_backend(const Model& model, const BackendOptions& options);
 
 }  // namespace folio

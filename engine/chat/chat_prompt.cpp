@@ -7,6 +7,7 @@
 
 #include "engine/chat/builtin_templates.h"
 #include "engine/tokenizer/tokenizer.h"
+#include "engine/tokenizer/tokenizer_config.h"
 
 namespace folio {
 

@@ -19,10 +19,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "engine/chat/chat_message.h"
 #include "engine/chat/chat_template.h"
-#include "engine/model/model.h"
 #include "engine/model/model_config.h"
-#include "engine/runtime/request.h"
+#include "engine/tokenizer/tokenizer_config.h"
 
 namespace folio {
 

@@ -12,6 +12,7 @@
 #include "engine/cpu/kernels.h"
 #include "engine/cpu/ops.h"
 #include "engine/model/model.h"
+#include "engine/model/rope.h"
 
 namespace folio {
 
@@ -19,7 +20,7 @@ namespace {
 
 std::vector<float> to_f32(const FloatTensor& t) {
     std::vector<float> out(static_cast<size_t>(t.numel()));
-    cpu::row_to_f32(t, 0, t.numel(), out.data());
+    row_to_f32(t, 0, t.numel(), out.data());
     return out;
 }
 
@@ -66,7 +67,7 @@ struct Scratch {
 class CpuBackend final : public Backend {
 public:
     CpuBackend(const Model& model, const BackendOptions& options)
-        : model_(model), cfg_(model.config), pool_(options.num_threads), inv_freq_(cpu::rope_inv_freq(cfg_)) {
+        : model_(model), cfg_(model.config), pool_(options.num_threads), inv_freq_(rope_inv_freq(cfg_)) {
         cpu::kernels();  // an unusable FOLIO_CPU_ISA fails here, not in the middle of a step
         act_parts_ = options.cpu_int8_activations ? 1 : 3;
 
@@ -233,7 +234,7 @@ void CpuBackend::forward(const ForwardBatch& batch, std::vector<float>& logits) 
 
     // [T, H] embeddings
     pool_.parallel_for(T, 1, [&](int64_t b, int64_t e) {
-        for (int64_t t = b; t < e; ++t) cpu::row_to_f32(model_.weights.embed_tokens, batch.tokens[size_t(t)], H, s_.x.data() + size_t(t) * H);
+        for (int64_t t = b; t < e; ++t) row_to_f32(model_.weights.embed_tokens, batch.tokens[size_t(t)], H, s_.x.data() + size_t(t) * H);
     });
 
     const float scale = 1.0f / std::sqrt(float(hd));

@@ -4,7 +4,6 @@
 #include <cmath>
 #include <vector>
 
-#include "engine/core/half.h"
 #include "engine/core/thread_pool.h"
 #include "engine/cpu/kernels.h"
 
@@ -19,38 +18,6 @@ void rms_norm(const float* x, const float* w, float* out, int n, int dim, float 
         float* oi = out + size_t(i) * dim;
         for (int d = 0; d < dim; ++d) oi[d] = (xi[d] * inv) * w[d];
     }
-}
-
-std::vector<float> rope_inv_freq(const ModelConfig& c) {
-    const int half = c.head_dim / 2;
-    std::vector<float> inv(static_cast<size_t>(half));
-    for (int i = 0; i < half; ++i) {
-        // transformers: 1 / base ** (arange(0, dim, 2).float() / dim), in fp32
-        const float exponent = float(2 * i) / float(c.head_dim);
-        inv[size_t(i)] = 1.0f / std::pow(c.rope_theta, exponent);
-    }
-    if (c.rope_scaling) {
-        const RopeScaling& s = *c.rope_scaling;
-        if (s.type == "linear") {
-            for (auto& f : inv) f /= s.factor;
-        } else if (s.type == "llama3") {
-            const float old_ctx = float(s.original_max_position_embeddings);
-            const float low_wavelen = old_ctx / s.low_freq_factor;
-            const float high_wavelen = old_ctx / s.high_freq_factor;
-            constexpr float kPi = 3.14159265358979323846f;
-            for (auto& f : inv) {
-                const float wavelen = 2.0f * kPi / f;
-                if (wavelen < high_wavelen) continue;  // high frequency: unchanged
-                if (wavelen > low_wavelen) {
-                    f = f / s.factor;
-                } else {
-                    const float smooth = (old_ctx / wavelen - s.low_freq_factor) / (s.high_freq_factor - s.low_freq_factor);
-                    f = (1.0f - smooth) * f / s.factor + smooth * f;
-                }
-            }
-        }
-    }
-    return inv;
 }
 
 void rope(float* x, int n, int num_heads, int head_dim, const int32_t* positions, const float* inv_freq) {
@@ -74,28 +41,6 @@ void rope(float* x, int n, int num_heads, int head_dim, const int32_t* positions
 }
 
 void silu_mul(const float* gate, const float* up, float* out, int64_t n) { kernels().silu_mul(gate, up, out, n); }
-
-void row_to_f32(const FloatTensor& t, int64_t row, int64_t cols, float* out) {
-    const size_t off = size_t(row) * size_t(cols);
-    switch (t.dtype) {
-        case DType::F32: {
-            const float* s = static_cast<const float*>(t.data) + off;
-            std::copy(s, s + cols, out);
-            break;
-        }
-        case DType::F16: {
-            const uint16_t* s = static_cast<const uint16_t*>(t.data) + off;
-            for (int64_t i = 0; i < cols; ++i) out[i] = f16_to_f32(s[i]);
-            break;
-        }
-        case DType::BF16: {
-            const uint16_t* s = static_cast<const uint16_t*>(t.data) + off;
-            for (int64_t i = 0; i < cols; ++i) out[i] = bf16_to_f32(s[i]);
-            break;
-        }
-        case DType::I32: break;  // never a float tensor; the loader rejects it
-    }
-}
 
 void linear(const Linear& w, const float* x, int m, float* y, ThreadPool& pool) {
     const KernelTable& k = kernels();

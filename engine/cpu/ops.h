@@ -19,20 +19,14 @@ namespace folio::cpu {
 // (HF LlamaRMSNorm in fp32: the mean is accumulated in fp32 in index order.)
 void rms_norm(const float* x, const float* w, float* out, int n, int dim, float eps);
 
-// Per-pair inverse frequencies inv_freq[i] = theta^(-2i/head_dim), i < head_dim/2, with Llama-3.1
-// "llama3" or "linear" rope_scaling applied as transformers does.
-std::vector<float> rope_inv_freq(const ModelConfig& config);
-
-// rotate_half RoPE in place on x: [n, num_heads, head_dim], token i at position positions[i]:
+// rotate_half RoPE in place on x: [n, num_heads, head_dim], token i at position positions[i], with
+// inv_freq from rope_inv_freq (engine/model/rope.h):
 //   x1 = x[..., :d/2], x2 = x[..., d/2:];  out = [x1*cos - x2*sin, x2*cos + x1*sin]
 //   with angle = position * inv_freq[j] computed in fp32 (as float(pos) * inv_freq[j]).
 void rope(float* x, int n, int num_heads, int head_dim, const int32_t* positions, const float* inv_freq);
 
 // out[i] = silu(gate[i]) * up[i], silu(g) = g / (1 + exp(-g)), exp within about 1 ulp (the kernels' exp16)
 void silu_mul(const float* gate, const float* up, float* out, int64_t n);
-
-// Converts one row of a FloatTensor (any float dtype) to fp32: out[0..cols) = t[row, :].
-void row_to_f32(const FloatTensor& t, int64_t row, int64_t cols, float* out);
 
 // y[m, out] = x[m, in] . W^T for dense (F32/F16/BF16) or AWQ weights, W dequantized as
 // (q - z) * s in fp32. Each y element is a sum over `in` in a fixed order that depends only on

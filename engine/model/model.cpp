@@ -10,6 +10,7 @@
 #include "engine/model/checkpoint.h"
 #include "engine/model/dummy_model.h"
 #include "engine/model/weights_loader.h"
+#include "engine/tokenizer/tokenizer_loader.h"
 
 namespace folio {
 

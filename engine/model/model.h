@@ -11,33 +11,9 @@
 #include "engine/model/model_config.h"
 #include "engine/model/weights.h"
 #include "engine/tokenizer/tokenizer.h"
+#include "engine/tokenizer/tokenizer_config.h"
 
 namespace folio {
-
-// An entry of tokenizer_config.json's "added_tokens_decoder": a string that stands for one token.
-struct AddedToken {
-    int id = -1;
-    std::string content;
-    bool lstrip = false;  // swallows the whitespace on its left
-    bool rstrip = false;  // swallows the whitespace on its right
-    bool special = true;
-};
-
-// tokenizer_config.json: BOS/EOS handling and the chat template.
-struct TokenizerConfig {
-    bool add_bos_token = true;
-    bool add_eos_token = false;
-    std::string bos_token = "<s>";  // may be given as a string or an {"content": ...} object; "" when null
-    std::string eos_token = "</s>";
-    std::string unk_token = "<unk>";
-    std::optional<std::string> chat_template;  // the "default" one when a list of named templates is given
-    int model_max_length = 0;                  // 0 when absent or absurd (HF uses 1e30 for "none")
-    // transformers' LlamaTokenizer: legacy=true (the default) gives every piece of text between
-    // special tokens sentencepiece's dummy prefix '▁'; legacy=false gives it only to the start.
-    bool legacy = true;
-    bool add_prefix_space = true;  // legacy=false only: the '▁' at the very start
-    std::vector<AddedToken> added_tokens;
-};
 
 // generation_config.json: the checkpoint's own sampling defaults.
 struct GenerationDefaults {
@@ -74,11 +50,5 @@ struct LoadOptions {
 // Loads a local HF folder or a dummy:NAME model. Throws folio::Error with a message naming the file,
 // tensor or setting at fault.
 std::unique_ptr<Model> load_model(const std::string& spec, const LoadOptions& options = {});
-
-// Tokenizer-only loading (a folder with tokenizer.model, or the file itself).
-std::shared_ptr<const Tokenizer> load_tokenizer(const std::string& path);
-TokenizerConfig load_tokenizer_config(const std::string& model_dir);  // defaults when the file is absent
-// The byte-level fallback for dummy models given no tokenizer (Llama-like layout: ids 3..258 are bytes).
-std::shared_ptr<const Tokenizer> make_byte_tokenizer(int vocab_size);
 
 }  // namespace folio

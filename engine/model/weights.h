@@ -53,6 +53,10 @@ struct FloatTensor {
     }
 };
 
+// Converts one row of a FloatTensor (any float dtype) to fp32: out[0..cols) = t[row, :]. Both
+// backends read norms and embeddings through it.
+void row_to_f32(const FloatTensor& t, int64_t row, int64_t cols, float* out);
+
 struct LayerWeights {
     FloatTensor input_norm;      // [hidden]
     Linear q_proj, k_proj, v_proj, o_proj;

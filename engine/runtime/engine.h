@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "engine/backend/backend.h"
 #include "engine/runtime/engine_options.h"
 #include "engine/runtime/engine_stats.h"
 #include "engine/runtime/request.h"
@@ -19,12 +20,9 @@ class EngineCore;
 
 class Engine {
 public:
-    // Takes a loaded model; builds the backend and KV pool (may throw folio::Error with sizes when
-    // the pool does not fit). Starts the loop thread. Inline so that only executables that use it
-    // link the backend factory (folio_backends).
-    Engine(std::shared_ptr<const Model> model, const EngineOptions& options)
-        : Engine(model, make_backend(*model, backend_options_for(options)), options) {}
-    // The same on a backend built elsewhere (tests, benchmarks).
+    // Takes a loaded model and the backend for it (engine/backends: make_backend(*model,
+    // backend_options_for(options)), or one built elsewhere by tests and benchmarks); builds the KV
+    // pool (may throw folio::Error with sizes when the pool does not fit). Starts the loop thread.
     Engine(std::shared_ptr<const Model> model, std::unique_ptr<Backend> backend, const EngineOptions& options);
     ~Engine();  // stops the thread; unfinished requests are dropped
     Engine(const Engine&) = delete;

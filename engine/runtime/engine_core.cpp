@@ -7,6 +7,7 @@
 #include "engine/core/error.h"
 #include "engine/model/model.h"
 #include "engine/runtime/prompt_builder.h"
+#include "engine/runtime/sample_step.h"
 #include "engine/sampling/stop_checker.h"
 
 namespace folio {
@@ -322,7 +323,7 @@ std::vector<Event> EngineCore::step() {
             for (const BlockCopy& c : copies) pairs.push_back({c.src, c.dst});
             backend_->copy_blocks(pairs);
         }
-        backend_->forward_and_sample(batch, rows, sampled);
+        sample_step(*backend_, sampler_, batch, rows, logits_, sampled);
         if (sampled.size() != rows.size())
             throw Error("the backend returned " + std::to_string(sampled.size()) + " tokens for " + std::to_string(rows.size()) + " sequences");
     } catch (const std::exception& e) {

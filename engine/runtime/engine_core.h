@@ -1,6 +1,7 @@
 #pragma once
 // The engine loop's body, single-threaded: requests in, one step at a time, events out.
-//   step(): scheduler plan -> apply (KV) -> ForwardBatch -> backend.forward_and_sample -> tokens ->
+//   step(): scheduler plan -> apply (KV) -> ForwardBatch -> backend (device sampling, or forward and
+//           the host sampler: sample_step) -> tokens ->
 //           text (detokenizer + stop checker) -> events and stats.
 // Engine (engine.h) runs it on its own thread; the benchmark and tests may drive it directly.
 #include <chrono>
@@ -17,6 +18,7 @@
 #include "engine/runtime/prompt_builder.h"
 #include "engine/runtime/request.h"
 #include "engine/runtime/throughput_window.h"
+#include "engine/sampling/sampler.h"
 #include "engine/sched/scheduler.h"
 
 namespace folio {
@@ -31,10 +33,6 @@ public:
     // the budget is the default) and allocates it. Throws folio::Error when the pool does not fit,
     // the options are inconsistent or the model has no tokenizer.
     EngineCore(std::shared_ptr<const Model> model, std::unique_ptr<Backend> backend, const EngineOptions& options);
-    // The same with the backend options.backend asks for. Inline, so that only executables that
-    // use it link the backend factory (folio_backends), which itself depends on folio_engine.
-    EngineCore(std::shared_ptr<const Model> model, const EngineOptions& options)
-        : EngineCore(model, make_backend(*model, backend_options_for(options)), options) {}
     ~EngineCore();
     EngineCore(const EngineCore&) = delete;
     EngineCore& operator=(const EngineCore&) = delete;
@@ -93,6 +91,8 @@ private:
 
     std::shared_ptr<const Model> model_;
     std::unique_ptr<Backend> backend_;
+    Sampler sampler_;             // host sampling, for steps the backend does not sample itself
+    std::vector<float> logits_;   // the host sampling's logits, kept between steps
     Scheduler sched_;
     PromptBuilder prompts_;  // one per engine, so template warnings are logged once per model load
     std::vector<int32_t> stop_ids_;

@@ -13,16 +13,4 @@ Request fixed_length_greedy_request(std::vector<int32_t> prompt_ids, int max_tok
     return r;
 }
 
-const char* finish_reason_name(FinishReason r) {
-    switch (r) {
-        case FinishReason::Eos: return "stop";
-        case FinishReason::StopString: return "stop_string";
-        case FinishReason::Length: return "length";
-        case FinishReason::ContextFull: return "context";
-        case FinishReason::Cancelled: return "cancelled";
-        case FinishReason::Error: return "error";
-    }
-    return "unknown";
-}
-
 }  // namespace folio

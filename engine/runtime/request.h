@@ -6,16 +6,13 @@
 #include <string>
 #include <vector>
 
+#include "engine/chat/chat_message.h"
+#include "engine/sampling/finish_reason.h"
 #include "engine/sampling/sampling_params.h"
 
 namespace folio {
 
 using RequestId = uint64_t;
-
-struct ChatMessage {
-    std::string role;     // "system", "user", "assistant", "tool"
-    std::string content;
-};
 
 struct Request {
     // Exactly one of these three is the prompt: ids (used as given), chat messages (rendered with the
@@ -39,17 +36,6 @@ struct Request {
 // Greedy decoding of exactly `max_tokens` tokens (EOS ignored): a request whose work and output
 // depend only on the prompt and the model, as benchmarks and reproducibility tests want.
 Request fixed_length_greedy_request(std::vector<int32_t> prompt_ids, int max_tokens);
-
-enum class FinishReason {
-    Eos,         // an end-of-sequence token (not included in the text)
-    StopString,  // a stop string matched (not included in the text)
-    Length,      // max_tokens reached
-    ContextFull, // the model's context length reached
-    Cancelled,   // cancel() was called
-    Error,       // see Event::message
-};
-
-const char* finish_reason_name(FinishReason r);  // "stop", "stop_string", "length", "context", "cancelled", "error"
 
 struct RequestTimings {
     int prompt_tokens = 0;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include "engine/core/error.h"
 #include "engine/sampling/sampling_random.h"
@@ -231,6 +232,16 @@ int32_t Sampler::sample(float* logits, int vocab, const SamplingRow& row) {
         if (cum > target) return candidates_[i].id;
     }
     return candidates_[n - 1].id;  // rounding left the sum a hair below the target: the last one
+}
+
+void Sampler::sample_rows(std::vector<float>& logits, const std::vector<SamplingRow>& rows, std::vector<int32_t>& sampled) {
+    const size_t n = rows.size();
+    sampled.resize(n);
+    if (n == 0) return;
+    if (logits.size() % n != 0 || logits.size() < n)
+        throw Error("sampler: " + std::to_string(logits.size()) + " logits are not " + std::to_string(n) + " whole rows");
+    const int vocab = int(logits.size() / n);
+    for (size_t i = 0; i < n; ++i) sampled[i] = sample(logits.data() + i * size_t(vocab), vocab, rows[i]);
 }
 
 }  // namespace folio

@@ -20,7 +20,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "engine/backend/backend.h"
+#include "engine/sampling/sampling_row.h"
 
 namespace folio {
 
@@ -34,6 +34,10 @@ public:
     // folio::Error when row.params is null, vocab < 1, or no logit is usable (all NaN or -inf).
     // Depends on nothing but (logits, row); scratch buffers are kept between calls.
     int32_t sample(float* logits, int vocab, const SamplingRow& row);
+    // One token per row of `logits` ([rows.size(), vocab], row i sampled with rows[i]) into `sampled`:
+    // the host sampling of a step whose backend does not sample on its device. Throws folio::Error
+    // when the logits are not rows.size() whole rows, or as sample() does.
+    void sample_rows(std::vector<float>& logits, const std::vector<SamplingRow>& rows, std::vector<int32_t>& sampled);
 
 private:
     struct Candidate {

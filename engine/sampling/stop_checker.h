@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/runtime/request.h"
+#include "engine/sampling/finish_reason.h"
 #include "engine/sampling/sampling_params.h"
 #include "engine/tokenizer/streaming_detokenizer.h"
 

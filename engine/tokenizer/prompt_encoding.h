@@ -7,8 +7,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/model/model.h"
 #include "engine/tokenizer/tokenizer.h"
+#include "engine/tokenizer/tokenizer_config.h"
 
 namespace folio {
 

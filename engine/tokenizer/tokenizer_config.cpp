@@ -1,5 +1,7 @@
-// load_tokenizer_config (declared in engine/model/model.h): tokenizer_config.json, with
-// special_tokens_map.json and chat_template.jinja/.json filling what it leaves out, as transformers does.
+// load_tokenizer_config: tokenizer_config.json, with special_tokens_map.json and
+// chat_template.jinja/.json filling what it leaves out, as transformers does.
+#include "engine/tokenizer/tokenizer_config.h"
+
 #include <charconv>
 #include <filesystem>
 #include <fstream>
@@ -9,7 +11,6 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/core/error.h"
-#include "engine/model/model.h"
 
 namespace folio {
 namespace {

@@ -1,8 +1,8 @@
-// load_tokenizer and make_byte_tokenizer (declared in engine/model/model.h).
+#include "engine/tokenizer/tokenizer_loader.h"
+
 #include <filesystem>
 
 #include "engine/core/error.h"
-#include "engine/model/model.h"
 #include "engine/tokenizer/byte_tokenizer.h"
 #include "engine/tokenizer/sentencepiece_tokenizer.h"
 

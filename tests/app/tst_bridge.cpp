@@ -13,6 +13,7 @@
 #include "app/gui/chat/sampling_presets.h"
 #include "app/gui/store/chat_store.h"
 #include "app/gui/store/reply_journal.h"
+#include "engine/backends/backend_factory.h"
 #include "engine/model/model.h"
 #include "engine/runtime/engine.h"
 #include "tests/app/fixtures_qt.h"
@@ -138,7 +139,7 @@ void BridgeTest::tokenOrderMatchesTheEngine() {
     std::shared_ptr<const folio::Model> model = folio::load_model(modelPath_.toStdString());
     folio::EngineOptions options;
     options.backend.kind = folio::BackendKind::Cpu;
-    folio::Engine engine(model, options);
+    folio::Engine engine(model, folio::make_backend(*model, folio::backend_options_for(options)), options);
     folio::Request req;
     req.messages = {{"user", prompt.toStdString()}};
     const SamplingSettings s = greedy(40);
@@ -210,7 +211,7 @@ void BridgeTest::continueGoesOnWithTheSameTurn() {
     std::shared_ptr<const folio::Model> model = folio::load_model(modelPath_.toStdString());
     folio::EngineOptions options;
     options.backend.kind = folio::BackendKind::Cpu;
-    folio::Engine engine(model, options);
+    folio::Engine engine(model, folio::make_backend(*model, folio::backend_options_for(options)), options);
     folio::Request req;
     req.messages = {{"user", "Tom had a red ball"}, {"assistant", cut.content.toStdString()}};
     req.continue_final_message = true;

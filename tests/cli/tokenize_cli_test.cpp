@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/model/model.h"
+#include "engine/tokenizer/tokenizer_loader.h"
 #include "tests/support/fixtures.h"
 
 namespace folio::test {

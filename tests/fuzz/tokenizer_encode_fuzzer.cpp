@@ -12,9 +12,10 @@
 #include <vector>
 
 #include "engine/core/error.h"
-#include "engine/model/model.h"
 #include "engine/tokenizer/prompt_encoding.h"
 #include "engine/tokenizer/streaming_detokenizer.h"
+#include "engine/tokenizer/tokenizer_config.h"
+#include "engine/tokenizer/tokenizer_loader.h"
 #include "tests/fuzz/fuzz_support.h"
 
 namespace {

@@ -15,6 +15,7 @@
 #include "engine/core/half.h"
 #include "engine/cpu/cpu_backend.h"
 #include "engine/model/model.h"
+#include "engine/runtime/sample_step.h"
 #include "engine/sampling/sampler.h"
 #include "kernels/cuda_backend.h"
 #include "kernels/step_inputs.h"
@@ -273,7 +274,7 @@ TEST(CudaBackend, SlidingWindowMatchesAWindowedReferenceModel) {
                      vocab, a);
         if (len == 1 && pos + 1 < n) {  // the decode steps again through a CUDA graph: same greedy token
             std::vector<int32_t> ids;
-            gpu->forward_and_sample(b, {row}, ids);
+            ASSERT_TRUE(gpu->forward_and_sample(b, {row}, ids));
             EXPECT_EQ(ids.at(0), int(std::max_element(lg.begin(), lg.end()) - lg.begin())) << "position " << pos;
         }
         pos += len;
@@ -293,7 +294,7 @@ std::vector<int> greedy_generate(Backend& backend, const Model& m, const std::ve
     while (int(out.size()) < steps) {
         const int n = pos == 0 ? int(seq.size()) : 1;
         std::vector<int32_t> ids;
-        backend.forward_and_sample(make_batch({&seq}, tables, {{0, pos, n}}), {row}, ids);
+        EXPECT_TRUE(backend.forward_and_sample(make_batch({&seq}, tables, {{0, pos, n}}), {row}, ids)) << "sampled on the device";
         pos += n;
         out.push_back(ids.at(0));
         seq.push_back(ids.at(0));
@@ -365,8 +366,8 @@ TEST(CudaBackend, GraphReplaysEqualEagerSteps) {
     std::vector<SamplingRow> rows(5);
     for (auto& r : rows) r.params = &greedy;
     std::vector<int32_t> x, y;
-    with->forward_and_sample(make_batch(ptrs, tables, pre), rows, x);
-    without->forward_and_sample(make_batch(ptrs, tables, pre), rows, y);
+    ASSERT_TRUE(with->forward_and_sample(make_batch(ptrs, tables, pre), rows, x));
+    ASSERT_TRUE(without->forward_and_sample(make_batch(ptrs, tables, pre), rows, y));
     ASSERT_EQ(x, y);
     for (int s = 0; s < 5; ++s) seqs[size_t(s)].push_back(x[size_t(s)]);
     for (int step = 0; step < 24; ++step) {
@@ -375,8 +376,8 @@ TEST(CudaBackend, GraphReplaysEqualEagerSteps) {
         for (int s = 0; s < active; ++s) st.push_back({s, int(seqs[size_t(s)].size()) - 1, 1});
         std::vector<SamplingRow> r(static_cast<size_t>(active));
         for (auto& q : r) q.params = &greedy;
-        with->forward_and_sample(make_batch(ptrs, tables, st), r, x);
-        without->forward_and_sample(make_batch(ptrs, tables, st), r, y);
+        ASSERT_TRUE(with->forward_and_sample(make_batch(ptrs, tables, st), r, x));
+        ASSERT_TRUE(without->forward_and_sample(make_batch(ptrs, tables, st), r, y));
         ASSERT_EQ(x, y) << "step " << step;
         for (int s = 0; s < active; ++s) seqs[size_t(s)].push_back(x[size_t(s)]);
         // The others fall behind: re-feed their last token next time they are active.
@@ -424,13 +425,13 @@ TEST(CudaBackend, DeviceSamplingEqualsHostSamplingOfTheSameLogits) {
         gpu->forward(b, logits);  // rewrites the same KV slots with the same values
         std::vector<int32_t> expect;
         for (int s = 0; s < 3; ++s) expect.push_back(host.sample(&logits[size_t(s) * m.config.vocab_size], m.config.vocab_size, rows[size_t(s)]));
-        gpu->forward_and_sample(b, rows, ids);
+        ASSERT_TRUE(gpu->forward_and_sample(b, rows, ids)) << "step " << step;
         EXPECT_EQ(ids, expect) << "step " << step;
         // Without the penalised row the batch qualifies for a CUDA graph.
         std::vector<SamplingRow> two(rows.begin(), rows.begin() + 2);
         std::vector<Step> st2(st.begin(), st.begin() + 2);
         std::vector<int32_t> ids2;
-        gpu->forward_and_sample(make_batch(ptrs, tables, st2), two, ids2);
+        ASSERT_TRUE(gpu->forward_and_sample(make_batch(ptrs, tables, st2), two, ids2)) << "step " << step;
         EXPECT_EQ(ids2, std::vector<int32_t>(expect.begin(), expect.begin() + 2)) << "step " << step << " (graph)";
         for (int s = 0; s < 3; ++s) seqs[size_t(s)].push_back(ids[size_t(s)]);
     }
@@ -513,8 +514,8 @@ TEST(CudaBackend, TwoHundredFiftySixSequencesDecodeThroughGraphs) {
     const std::vector<SamplingRow> rows(S, SamplingRow{&greedy});
     const ForwardBatch b = make_batch(ptrs, tables, decode);
     std::vector<int32_t> eager, replayed;
-    gpu->forward_and_sample(b, rows, eager);     // eager, then captured
-    gpu->forward_and_sample(b, rows, replayed);  // replayed (the KV slots get the same values again)
+    ASSERT_TRUE(gpu->forward_and_sample(b, rows, eager));     // eager, then captured
+    ASSERT_TRUE(gpu->forward_and_sample(b, rows, replayed));  // replayed (the KV slots get the same values again)
     EXPECT_EQ(eager, replayed);
     std::vector<Step> sample, cpu_pre;
     for (int s = 0; s < S; s += 41) {
@@ -563,7 +564,8 @@ TEST(CudaBackend, ContextsUpToTheModelMaximum) {
 
 TEST(CudaBackend, StepsWithMorePenalisedIdsThanTheBufferSampleOnTheHost) {
     // Three rows whose histories list more ids (repeats counted) than the step's penalty buffer
-    // holds (8 sequences x 512 ids): sampled on the host, with the same result.
+    // holds (8 sequences x 512 ids): the backend declines to sample them, and the engine's step
+    // (sample_step) samples them on the host, with the same result.
     const Fixture f = load("stories260K");
     const Model& m = *f.model;
     auto gpu = make_cuda_backend(m, small_options());
@@ -595,7 +597,11 @@ TEST(CudaBackend, StepsWithMorePenalisedIdsThanTheBufferSampleOnTheHost) {
     Sampler host;
     std::vector<int32_t> expect, ids;
     for (int s = 0; s < 3; ++s) expect.push_back(host.sample(&logits[size_t(s) * m.config.vocab_size], m.config.vocab_size, rows[size_t(s)]));
-    gpu->forward_and_sample(b, rows, ids);
+    EXPECT_FALSE(gpu->forward_and_sample(b, rows, ids)) << "the device sampled a step whose penalty ids overflow its buffer";
+    EXPECT_TRUE(ids.empty());
+    Sampler engine_sampler;
+    std::vector<float> scratch;
+    sample_step(*gpu, engine_sampler, b, rows, scratch, ids);
     EXPECT_EQ(ids, expect);
 }
 

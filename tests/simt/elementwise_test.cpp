@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "engine/cpu/ops.h"
+#include "engine/model/rope.h"
 #include "kernels/activation.h"
 #include "kernels/convert.h"
 #include "kernels/embedding.h"
@@ -135,7 +136,7 @@ TEST(SimtRopeKv, RotatesQAndWritesRotatedKAndVThroughTheSlotMapping) {
             }
         positions.push_back(0);
         slots.push_back(-1);
-        const auto inv_freq = cpu::rope_inv_freq(rope_config(c.head_dim, c.llama3));
+        const auto inv_freq = rope_inv_freq(rope_config(c.head_dim, c.llama3));
 
         // Reference: split Q, K, V, rotate Q and K, write K and V through the block tables.
         const int qd = c.heads * c.head_dim, kd = c.kv_heads * c.head_dim;

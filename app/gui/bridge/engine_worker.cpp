@@ -4,6 +4,7 @@
 #include <cmath>
 #include <spdlog/spdlog.h>
 
+#include "engine/backends/backend_factory.h"
 #include "engine/core/error.h"
 #include "engine/model/model.h"
 #include "engine/runtime/engine.h"
@@ -112,7 +113,7 @@ void EngineWorker::loadModel(const QString& spec, const QString& backend) {
         spdlog::info("loading model {} (backend {})", spec.toStdString(), backend.toStdString());
         std::shared_ptr<const Model> model = load_model(spec.toStdString(), load);
         options.backend.progress = forward;
-        auto engine = std::make_unique<Engine>(model, options);
+        auto engine = std::make_unique<Engine>(model, make_backend(*model, backend_options_for(options)), options);
         const quint64 generation = ++engineGeneration_;
         // Engine thread -> this thread, by queued call: the ticket map stays single-threaded.
         engine->set_event_callback([this, generation](const Event& e) {

@@ -13,6 +13,7 @@
 #include "engine/core/thread_pool.h"
 #include "engine/cpu/cpu_backend.h"
 #include "engine/cpu/ops.h"
+#include "engine/model/rope.h"
 #include "tests/engine/cpu/chunked_run.h"
 #include "tests/engine/cpu/model_fixture.h"
 #include "tests/support/fixtures.h"
@@ -28,17 +29,17 @@ std::vector<std::vector<float>> reference_logits(const Model& m, const std::vect
     const int T = int(tokens.size()), H = c.hidden_size, hd = c.head_dim;
     const int qd = c.num_heads * hd, kvd = c.num_kv_heads * hd, group = c.num_heads / c.num_kv_heads;
     ThreadPool pool(1);
-    const std::vector<float> inv_freq = cpu::rope_inv_freq(c);
+    const std::vector<float> inv_freq = rope_inv_freq(c);
     const auto f32 = [](const FloatTensor& t) {
         std::vector<float> v(size_t(t.numel()));
-        cpu::row_to_f32(t, 0, t.numel(), v.data());
+        row_to_f32(t, 0, t.numel(), v.data());
         return v;
     };
     std::vector<int32_t> pos(static_cast<size_t>(T));
     for (int t = 0; t < T; ++t) pos[size_t(t)] = t;
     std::vector<float> x(size_t(T) * H), xn(x.size()), q(size_t(T) * qd), k(size_t(T) * kvd), v(k.size()), att(q.size()), proj(x.size());
     std::vector<float> gate(size_t(T) * c.intermediate_size), up(gate.size());
-    for (int t = 0; t < T; ++t) cpu::row_to_f32(m.weights.embed_tokens, tokens[size_t(t)], H, x.data() + size_t(t) * H);
+    for (int t = 0; t < T; ++t) row_to_f32(m.weights.embed_tokens, tokens[size_t(t)], H, x.data() + size_t(t) * H);
     for (const auto& L : m.weights.layers) {
         cpu::rms_norm(x.data(), f32(L.input_norm).data(), xn.data(), T, H, c.rms_norm_eps);
         cpu::linear(L.q_proj, xn.data(), T, q.data(), pool);

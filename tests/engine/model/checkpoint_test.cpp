@@ -6,10 +6,10 @@
 #include <functional>
 
 #include "engine/core/error.h"
-#include "engine/cpu/ops.h"
 #include "engine/model/checkpoint.h"
 #include "engine/model/dummy_model.h"
 #include "engine/model/model_config.h"
+#include "engine/model/rope.h"
 #include "engine/model/weights_loader.h"
 #include "tests/engine/model/safetensors_writer.h"
 
@@ -204,7 +204,7 @@ TEST(ModelConfig, MistralAndLlama31Settings) {
     EXPECT_EQ(ll.eos_token_ids, (std::vector<int>{128001, 128008, 128009}));
     // Llama-3.1 inverse frequencies (transformers' _compute_llama3_parameters): the highest
     // frequencies are unchanged, the lowest divided by the factor, the middle band interpolated.
-    const auto inv = cpu::rope_inv_freq(ll);
+    const auto inv = rope_inv_freq(ll);
     ASSERT_EQ(inv.size(), 64u);
     EXPECT_FLOAT_EQ(inv[0], 1.0f);
     EXPECT_NEAR(inv[10], std::pow(500000.0, -20.0 / 128.0), 1e-6 * inv[10]);            // wavelen < 2048: unchanged

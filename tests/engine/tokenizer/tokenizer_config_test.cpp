@@ -4,7 +4,8 @@
 #include <functional>
 
 #include "engine/core/error.h"
-#include "engine/model/model.h"
+#include "engine/tokenizer/tokenizer_config.h"
+#include "engine/tokenizer/tokenizer_loader.h"
 #include "tests/engine/tokenizer/tokenizer_test_util.h"
 
 namespace folio::test {

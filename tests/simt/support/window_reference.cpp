@@ -7,6 +7,7 @@
 #include "engine/core/thread_pool.h"
 #include "engine/cpu/ops.h"
 #include "engine/model/model.h"
+#include "engine/model/rope.h"
 
 namespace folio::test {
 
@@ -57,16 +58,16 @@ std::vector<float> windowed_reference_logits(const Model& model, const std::vect
     std::vector<float> kp(size_t(layout.num_blocks * layout.block_elems())), vp(kp.size());
     std::vector<int32_t> positions(static_cast<size_t>(T));
     std::iota(positions.begin(), positions.end(), 0);
-    const std::vector<float> inv_freq = cpu::rope_inv_freq(c);
+    const std::vector<float> inv_freq = rope_inv_freq(c);
     auto to_f32 = [](const FloatTensor& t) {
         std::vector<float> v(size_t(t.numel()));
-        cpu::row_to_f32(t, 0, t.numel(), v.data());
+        row_to_f32(t, 0, t.numel(), v.data());
         return v;
     };
 
     std::vector<float> x(size_t(T) * H), xn(x.size()), q(size_t(T) * qd), k(size_t(T) * kvd), v(k.size()), attn(q.size()),
         proj(x.size()), gate(size_t(T) * I), up(gate.size());
-    for (int t = 0; t < T; ++t) cpu::row_to_f32(w.embed_tokens, tokens[size_t(t)], H, &x[size_t(t) * H]);
+    for (int t = 0; t < T; ++t) row_to_f32(w.embed_tokens, tokens[size_t(t)], H, &x[size_t(t) * H]);
     for (const LayerWeights& L : w.layers) {
         cpu::rms_norm(x.data(), to_f32(L.input_norm).data(), xn.data(), T, H, c.rms_norm_eps);
         cpu::linear(L.q_proj, xn.data(), T, q.data(), pool);

@@ -14,7 +14,7 @@
 
 #include "app/cli/cli_args.h"
 #include "app/cli/command_line.h"
-#include "engine/backend/backend.h"
+#include "engine/backends/backend_factory.h"
 #include "engine/core/thread_pool.h"
 #include "engine/model/dummy_model.h"
 #include "engine/model/model.h"

@@ -1,6 +1,5 @@
-#include <string>
+#include "engine/backends/backend_factory.h"
 
-#include "engine/backend/backend.h"
 #include "engine/core/error.h"
 #include "engine/cpu/cpu_backend.h"
 
@@ -9,13 +8,6 @@
 #endif
 
 namespace folio {
-
-BackendKind parse_backend_kind(const std::string& s) {
-    if (s == "auto") return BackendKind::Auto;
-    if (s == "cpu") return BackendKind::Cpu;
-    if (s == "cuda") return BackendKind::Cuda;
-    throw Error("unknown backend '" + s + "': use auto, cpu or cuda");
-}
 
 bool cuda_available() {
 #ifdef FOLIO_HAVE_CUDA

@@ -1,0 +1,31 @@
+#include "engine/model/weights.h"
+
+#include <algorithm>
+
+#include "engine/core/half.h"
+
+namespace folio {
+
+void row_to_f32(const FloatTensor& t, int64_t row, int64_t cols, float* out) {
+    const size_t off = size_t(row) * size_t(cols);
+    switch (t.dtype) {
+        case DType::F32: {
+            const float* s = static_cast<const float*>(t.data) + off;
+            std::copy(s, s + cols, out);
+            break;
+        }
+        case DType::F16: {
+            const uint16_t* s = static_cast<const uint16_t*>(t.data) + off;
+            for (int64_t i = 0; i < cols; ++i) out[i] = f16_to_f32(s[i]);
+            break;
+        }
+        case DType::BF16: {
+            const uint16_t* s = static_cast<const uint16_t*>(t.data) + off;
+            for (int64_t i = 0; i < cols; ++i) out[i] = bf16_to_f32(s[i]);
+            break;
+        }
+        case DType::I32: break;  // never a float tensor; the loader rejects it
+    }
+}
+
+}  // namespace folio

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+#include <spdlog/cfg/env.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -51,8 +52,12 @@ int dispatch(int argc, char** argv) {
     }
     const Command* c = find_command(first);
     if (!c) throw UsageError("unknown command '" + first + "'");
-    // stdout carries the command's output (text, JSON, a rendered prompt); engine logs go to stderr.
+    // stdout carries the command's output (text, JSON, a rendered prompt); engine logs go to stderr:
+    // warnings and errors, or what SPDLOG_LEVEL asks for (SPDLOG_LEVEL=info says more, such as why
+    // `--backend auto` did not pick CUDA).
     spdlog::set_default_logger(spdlog::stderr_color_mt("folio"));
+    spdlog::set_level(spdlog::level::warn);
+    spdlog::cfg::load_env_levels();
     return run_program(std::string("folio-cli ") + c->name, c->usage(), [&] { return c->run(argc, argv, 2); });
 }
 

@@ -2,6 +2,8 @@
 // form, the chat template path, seeded sampling, stop strings, and one clear line on every error.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include <nlohmann/json.hpp>
 
 #include "tests/cli/cli_runner.h"
@@ -156,6 +158,52 @@ TEST(GenerateCommand, CudaBackendRunsOrSaysWhyNot) {
         return;
     }
     expect_one_line_error(r, "--backend cuda");
+}
+
+// The CUDA backend is a module found at run time (engine/backends); FOLIO_CUDA_MODULE names the only
+// file to try. Missing or broken, `cuda` says why in one line and `auto` runs on the CPU saying why.
+// SPDLOG_LEVEL=info: folio-cli logs warnings only unless asked.
+class CudaModuleEnv {
+public:
+    explicit CudaModuleEnv(const std::string& path) {
+        setenv("FOLIO_CUDA_MODULE", path.c_str(), 1);
+        setenv("SPDLOG_LEVEL", "info", 1);
+    }
+    ~CudaModuleEnv() {
+        unsetenv("FOLIO_CUDA_MODULE");
+        unsetenv("SPDLOG_LEVEL");
+    }
+};
+
+TEST(GenerateCommand, AMissingCudaModuleIsNamedAndAutoFallsBackToTheCpu) {
+    TempDir d;
+    const CudaModuleEnv env(d.file("libfolio-cuda.so"));
+    const std::vector<std::string> args{"generate", "--model", "dummy:tiny", "--prompt", "x", "--max-tokens", "1", "--ignore-eos", "--json"};
+    auto with = [&](const char* backend) {
+        auto a = args;
+        a.insert(a.end(), {"--backend", backend});
+        return run_cli(a);
+    };
+    expect_one_line_error(with("cuda"), "--backend cuda: the CUDA module libfolio-cuda.so is not installed (looked for " +
+                                            d.file("libfolio-cuda.so") + "); install the folio-cuda package");
+    const CliResult a = with("auto");
+    ASSERT_EQ(a.exit_code, 0) << a.err;
+    EXPECT_EQ(json::parse(a.out)["backend"], "cpu");
+    EXPECT_NE(a.err.find("backend auto: using the CPU; CUDA is not used because the CUDA module libfolio-cuda.so is not installed"),
+              std::string::npos) << a.err;
+}
+
+TEST(GenerateCommand, ACudaModuleThatCannotLoadIsNamedWithTheReason) {
+    TempDir d;
+    write_file(d.file("libfolio-cuda.so"), "not a shared library");
+    setenv("FOLIO_CUDA_MODULE", d.file("libfolio-cuda.so").c_str(), 1);
+    expect_one_line_error(run_cli({"generate", "--backend", "cuda", "--model", "dummy:tiny", "--prompt", "x", "--max-tokens", "1"}),
+                          "--backend cuda: the CUDA module " + d.file("libfolio-cuda.so") + " cannot be loaded: ");
+    // Installed but broken: `auto` warns (shown without SPDLOG_LEVEL) and runs on the CPU.
+    const CliResult a = run_cli({"generate", "--backend", "auto", "--model", "dummy:tiny", "--prompt", "x", "--max-tokens", "1", "--json"});
+    unsetenv("FOLIO_CUDA_MODULE");
+    ASSERT_EQ(a.exit_code, 0) << a.err;
+    EXPECT_NE(a.err.find("[warning] backend auto: using the CPU; CUDA is not used because the CUDA module"), std::string::npos) << a.err;
 }
 
 TEST(ChatCommand, AnswersEachLineAndExits) {

@@ -20,6 +20,7 @@ cd "$root"
 packages=(
   build-essential cmake ninja-build ccache pkg-config git
   libgtest-dev libsentencepiece-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libsqlite3-dev
+  libpcre2-dev libicu-dev libsimdjson-dev
   qt6-base-dev qt6-declarative-dev qt6-declarative-dev-tools qt6-svg-dev libgl-dev libvulkan-dev
   qml6-module-qtquick qml6-module-qtquick-controls qml6-module-qtquick-layouts
   qml6-module-qtquick-window qml6-module-qtquick-templates qml6-module-qtquick-dialogs

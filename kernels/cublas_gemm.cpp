@@ -1,8 +1,8 @@
 #include "kernels/cublas_gemm.h"
 
-#include <cublas_v2.h>
-
 #include <string>
+
+#include "kernels/common/cublas_compat.h"
 
 namespace folio::cuda {
 
@@ -19,8 +19,6 @@ CublasGemm::CublasGemm() : workspace_(kWorkspaceBytes, "cuBLAS workspace") {
     cublasHandle_t h = nullptr;
     check_cublas(cublasCreate(&h), "cublasCreate");
     handle_ = h;
-    // A workspace of our own: cuBLAS then allocates nothing during graph capture.
-    check_cublas(cublasSetWorkspace(h, workspace_.get(), workspace_.bytes()), "cublasSetWorkspace");
 }
 
 CublasGemm::~CublasGemm() {
@@ -32,6 +30,9 @@ void CublasGemm::gemm(const __half* w, bool w_is_kn, const __half* x, int m, int
     if (m <= 0) return;
     auto h = static_cast<cublasHandle_t>(handle_);
     check_cublas(cublasSetStream(h, stream), "cublasSetStream");
+    // A workspace of our own, so that cuBLAS allocates nothing during graph capture. Set after every
+    // cublasSetStream, which puts the handle back on the library's default pool.
+    check_cublas(cublasSetWorkspace(h, workspace_.get(), workspace_.bytes()), "cublasSetWorkspace");
     const float alpha = 1.0f, beta = 0.0f;
     // Column-major view: Y^T [n, m] = W [n, k] . X^T [k, m]. Row-major W [n, k] is W^T column-major
     // (transpose it); row-major [k, n] is already W column-major.

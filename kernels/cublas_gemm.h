@@ -1,5 +1,5 @@
 #pragma once
-// fp16 GEMMs through cuBLAS (device builds only; the SIMT build has no cuBLAS and uses gemm_mma).
+// fp16 GEMMs through cuBLAS (in the SIMT build, the harness's host cuBLAS: tests/simt/harness/cublas_host.h).
 #include <memory>
 
 #include "kernels/common/cuda_compat.h"

@@ -52,6 +52,7 @@ public:
     bool forward_and_sample(const ForwardBatch& batch, const std::vector<SamplingRow>& rows, std::vector<int32_t>& sampled) override;
     void copy_blocks(const std::vector<std::pair<int32_t, int32_t>>& src_dst) override;
     MemoryInfo memory() const override;
+    const LinearPathCounts& linear_counts() const { return runner_->linear_counts(); }
 
 private:
     void profile_activations();
@@ -361,6 +362,12 @@ int cuda_device_count() {
 
 std::unique_ptr<Backend> make_cuda_backend(const Model& model, const BackendOptions& options) {
     return std::make_unique<cuda::CudaBackend>(model, options);
+}
+
+cuda::LinearPathCounts cuda_linear_path_counts(const Backend& backend) {
+    const auto* b = dynamic_cast<const cuda::CudaBackend*>(&backend);
+    if (!b) throw Error("cuda_linear_path_counts: the \"" + backend.name() + "\" backend is not the CUDA backend");
+    return b->linear_counts();
 }
 
 }  // namespace folio

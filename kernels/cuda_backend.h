@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "engine/backend/backend.h"
+#include "kernels/linear_path_counts.h"
 
 namespace folio {
 
@@ -14,5 +15,10 @@ int cuda_device_count();
 // Uploads the model to options.device and profiles the activation peak. Throws folio::Error with
 // sizes when the model does not fit or uses shapes the kernels do not support.
 std::unique_ptr<Backend> make_cuda_backend(const Model& model, const BackendOptions& options);
+
+// The products each linear path of a CUDA backend has enqueued since it was made (its activation
+// profile at construction included), for tests that assert which path the policy took. Throws
+// folio::Error when `backend` is not a CUDA backend.
+cuda::LinearPathCounts cuda_linear_path_counts(const Backend& backend);
 
 }  // namespace folio

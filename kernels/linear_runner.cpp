@@ -1,44 +1,47 @@
 #include "kernels/linear_runner.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
-#if !defined(FOLIO_SIMT)
 #include "kernels/cublas_gemm.h"
-#endif
 
 namespace folio::cuda {
 
-#if defined(FOLIO_SIMT)
-class CublasGemm {};  // never constructed: the SIMT build has no cuBLAS
-#endif
-
-LinearPolicy LinearPolicy::from_environment() {
-    LinearPolicy p;
-    if (const char* v = std::getenv("FOLIO_AWQ_DEQUANT_MIN_ROWS"); v && *v) p.awq_dequant_min_rows = std::atoi(v);
-#if defined(FOLIO_SIMT)
-    p.use_cublas = false;
-    p.awq_dequant_min_rows = 0;
-#endif
-    return p;
-}
-
 namespace {
 
-[[maybe_unused]] bool uses_cublas(const LinearPolicy& p) { return p.use_cublas || p.awq_dequant_min_rows > 0; }
-[[maybe_unused]] bool dequantises(const LinearPolicy& p, int max_rows) {
-    return p.awq_dequant_min_rows > 0 && max_rows >= p.awq_dequant_min_rows;
+// A whole non-negative number, or a folio::Error naming the variable.
+int env_count(const char* name, int fallback, int most) {
+    const char* v = std::getenv(name);
+    if (!v || !*v) return fallback;
+    char* end = nullptr;
+    errno = 0;
+    const long x = std::strtol(v, &end, 10);
+    if (*end != '\0' || errno != 0 || x < 0 || x > most)
+        throw Error(std::string(name) + " must be a whole number from 0 to " + std::to_string(most) + ", not \"" + v + "\"");
+    return int(x);
+}
+
+bool dequantises(const LinearPolicy& p, int max_rows, size_t largest_awq_elems) {
+    return largest_awq_elems > 0 && p.awq_dequant_min_rows > 0 && max_rows >= p.awq_dequant_min_rows;
+}
+bool uses_cublas(const LinearPolicy& p, int max_rows, size_t largest_awq_elems) {
+    return p.use_cublas || dequantises(p, max_rows, largest_awq_elems);
 }
 
 }  // namespace
 
+LinearPolicy LinearPolicy::from_environment() {
+    LinearPolicy p;
+    p.awq_dequant_min_rows = env_count("FOLIO_AWQ_DEQUANT_MIN_ROWS", p.awq_dequant_min_rows, 1 << 30);
+    p.use_cublas = env_count("FOLIO_CUDA_CUBLAS", p.use_cublas ? 1 : 0, 1) == 1;
+    return p;
+}
+
 LinearRunner::LinearRunner(const DeviceModel& model, int max_rows, int sm_count, LinearPolicy policy)
     : sm_count_(sm_count), policy_(policy) {
-#if defined(FOLIO_SIMT)
-    policy_.use_cublas = false;
-    policy_.awq_dequant_min_rows = 0;
-#endif
     std::vector<const DeviceLinear*> all{&model.lm_head};
     for (const auto& l : model.layers)
         for (const DeviceLinear* x : {&l.qkv, &l.o_proj, &l.gate_up, &l.down}) all.push_back(x);
@@ -61,29 +64,21 @@ LinearRunner::LinearRunner(const DeviceModel& model, int max_rows, int sm_count,
     partials_ = DeviceBuffer<float>(std::max<size_t>(partials, 1), "split-K partial sums");
     counters_ = DeviceBuffer<int>(size_t(std::max(counters, 1)), "split-K counters");
     check(cudaMemset(counters_.get(), 0, counters_.bytes()), "cudaMemset");
-#if !defined(FOLIO_SIMT)
-    if (uses_cublas(policy_)) cublas_ = std::make_unique<CublasGemm>();
-    if (dequantises(policy_, max_rows) && model.largest_awq_elems > 0)
+    if (uses_cublas(policy_, max_rows, model.largest_awq_elems)) cublas_ = std::make_unique<CublasGemm>();
+    if (dequantises(policy_, max_rows, model.largest_awq_elems))
         dequantized_ = DeviceBuffer<__half>(model.largest_awq_elems, "AWQ dequantisation workspace");
-#endif
 }
 
 size_t LinearRunner::fixed_workspace_bytes(size_t largest_awq_elems, int max_rows, const LinearPolicy& policy) {
-#if defined(FOLIO_SIMT)
-    (void)largest_awq_elems, (void)max_rows, (void)policy;
-    return 0;
-#else
-    return (uses_cublas(policy) ? CublasGemm::kWorkspaceBytes : 0) + (dequantises(policy, max_rows) ? largest_awq_elems * 2 : 0);
-#endif
+    return (uses_cublas(policy, max_rows, largest_awq_elems) ? CublasGemm::kWorkspaceBytes : 0) +
+           (dequantises(policy, max_rows, largest_awq_elems) ? largest_awq_elems * 2 : 0);
 }
 
 LinearRunner::~LinearRunner() = default;
 
 size_t LinearRunner::workspace_bytes() const {
     size_t b = partials_.bytes() + counters_.bytes() + dequantized_.bytes();
-#if !defined(FOLIO_SIMT)
     if (cublas_) b += cublas_->workspace_bytes();
-#endif
     return b;
 }
 
@@ -92,19 +87,27 @@ void LinearRunner::run(const DeviceLinear& w, const __half* x, int m, void* y, b
     const SplitKWorkspace ws{partials_.get(), partials_.size(), counters_.get(), int(counters_.size())};
     if (w.kind == DeviceLinear::Kind::Awq) {
         const AwqWeightsView v = w.awq_view();
-        if (m <= policy_.gemv_max_rows) return awq_gemv(v, x, m, y, out_fp32, 0, sm_count_, ws, stream);
-#if !defined(FOLIO_SIMT)
+        if (m <= policy_.gemv_max_rows) {
+            counts_.awq_gemv++;
+            return awq_gemv(v, x, m, y, out_fp32, 0, sm_count_, ws, stream);
+        }
         if (policy_.awq_dequant_min_rows > 0 && m >= policy_.awq_dequant_min_rows && dequantized_.get()) {
+            counts_.awq_dequant_cublas++;
             awq_dequantize(v, dequantized_.get(), stream);
             return cublas_->gemm(dequantized_.get(), true, x, m, w.in, w.out, y, out_fp32, stream);
         }
-#endif
+        counts_.awq_mma++;
         return gemm_mma_awq(v, x, m, y, out_fp32, 0, sm_count_, ws, stream);
     }
-#if !defined(FOLIO_SIMT)
-    if (policy_.use_cublas) return cublas_->gemm(w.dense, false, x, m, w.in, w.out, y, out_fp32, stream);
-#endif
-    if (m <= policy_.gemv_max_rows) return dense_gemv(w.dense_view(), x, m, y, out_fp32, stream);
+    if (policy_.use_cublas) {
+        counts_.dense_cublas++;
+        return cublas_->gemm(w.dense, false, x, m, w.in, w.out, y, out_fp32, stream);
+    }
+    if (m <= policy_.gemv_max_rows) {
+        counts_.dense_gemv++;
+        return dense_gemv(w.dense_view(), x, m, y, out_fp32, stream);
+    }
+    counts_.dense_mma++;
     gemm_mma_dense(w.dense_view(), x, m, y, out_fp32, 0, sm_count_, ws, stream);
 }
 

@@ -2,14 +2,16 @@
 // Runs one decoder linear on the device, choosing the kernel by shape:
 //   AWQ,   m <= 8                        -> awq_gemv (each weight byte read once)
 //   AWQ,   m < awq_dequant_min_rows      -> gemm_mma_awq (tensor cores, dequantised in shared memory)
-//   AWQ,   m >= awq_dequant_min_rows     -> awq_dequantize + cuBLAS (device builds)
-//   dense                                -> cuBLAS (device builds), else dense_gemv (m <= 8) or gemm_mma_dense
+//   AWQ,   m >= awq_dequant_min_rows     -> awq_dequantize + cuBLAS
+//   dense                                -> cuBLAS (use_cublas), else dense_gemv (m <= 8) or gemm_mma_dense
+// The SIMT build runs the same policy: its cuBLAS is the harness's host implementation.
 // It owns the split-K and dequantisation workspaces, sized once for the largest step.
 #include <memory>
 
 #include "kernels/common/cuda_compat.h"
 #include "kernels/device_buffer.h"
 #include "kernels/device_model.h"
+#include "kernels/linear_path_counts.h"
 
 namespace folio::cuda {
 
@@ -18,10 +20,11 @@ class CublasGemm;
 struct LinearPolicy {
     int gemv_max_rows = kGemvMaxRows;
     // At or above this many rows an AWQ product dequantises to fp16 and calls cuBLAS (0: never).
-    // FOLIO_AWQ_DEQUANT_MIN_ROWS overrides it (benchmarks).
     int awq_dequant_min_rows = 512;
-    bool use_cublas = true;  // device builds: fp16 weights through cuBLAS (else gemm_mma_dense)
+    bool use_cublas = true;  // fp16 weights through cuBLAS (else dense_gemv / gemm_mma_dense)
 
+    // The defaults, overridden by FOLIO_AWQ_DEQUANT_MIN_ROWS (a count, 0: never) and FOLIO_CUDA_CUBLAS
+    // (0 or 1) for benchmarks and tests. Throws folio::Error naming the variable on a bad value.
     static LinearPolicy from_environment();
 };
 
@@ -40,6 +43,7 @@ public:
     // split-K scratch (a few MiB) comes on top.
     static size_t fixed_workspace_bytes(size_t largest_awq_elems, int max_rows, const LinearPolicy& policy);
     const LinearPolicy& policy() const { return policy_; }
+    const LinearPathCounts& counts() const { return counts_; }
 
 private:
     int sm_count_;
@@ -48,6 +52,7 @@ private:
     DeviceBuffer<int> counters_;
     DeviceBuffer<__half> dequantized_;
     std::unique_ptr<CublasGemm> cublas_;
+    LinearPathCounts counts_;
 };
 
 }  // namespace folio::cuda

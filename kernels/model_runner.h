@@ -46,6 +46,7 @@ public:
     // max_context (the decode attention workspace grows with it); the linears' workspaces excluded.
     static size_t buffer_bytes(const ModelConfig& config, const RunnerConfig& rc, int max_context);
     size_t linear_workspace_bytes() const { return linear_.workspace_bytes(); }
+    const LinearPathCounts& linear_counts() const { return linear_.counts(); }
     const RunnerConfig& config() const { return rc_; }
     // Decode-attention partitions for a block-table width (grid size; graphs use it as a constant).
     int decode_partitions(int table_width) const;

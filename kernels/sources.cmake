@@ -18,8 +18,10 @@ set(FOLIO_CUDA_KERNEL_SOURCES
   ${_k}/rope_kv.cu
   ${_k}/sampling.cu
 )
-# Host code that runs the kernels; portable between the two builds.
+# Host code that runs the kernels; portable between the two builds (the SIMT build's cuBLAS is the
+# harness's host implementation, tests/simt/harness/cublas_host.cpp).
 set(FOLIO_CUDA_HOST_SOURCES
+  ${_k}/cublas_gemm.cpp
   ${_k}/cuda_backend.cpp
   ${_k}/decode_graphs.cpp
   ${_k}/device_model.cpp
@@ -28,9 +30,5 @@ set(FOLIO_CUDA_HOST_SOURCES
   ${_k}/memory_plan.cpp
   ${_k}/model_runner.cpp
   ${_k}/step_inputs.cpp
-)
-# Only in the device build (cuBLAS).
-set(FOLIO_CUDA_DEVICE_ONLY_SOURCES
-  ${_k}/cublas_gemm.cpp
 )
 unset(_k)

@@ -223,5 +223,6 @@ int run(int argc, char** argv) {
 }  // namespace folio::bench
 
 int main(int argc, char** argv) {
+    folio::cli::log_to_stderr();  // stdout is the table or the JSON
     return folio::cli::run_program("folio-bench", folio::bench::kUsage, [&] { return folio::bench::run(argc, argv); });
 }

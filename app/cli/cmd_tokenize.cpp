@@ -1,7 +1,12 @@
-// folio-cli tokenize --model DIR (--text TEXT | --file F) [--bos] [--json] [--backend auto|cpu|cuda]
-// Prints the ids of the text as the model's tokenizer encodes a raw prompt: no BOS unless --bos.
-// Needs only the tokenizer: a folder holding just tokenizer.model (or the file itself) is enough;
-// dummy:NAME uses the byte tokenizer (id = UTF-8 byte + 3).
+// folio-cli tokenize --model DIR (--text TEXT | --file F) [--bos | --add-special-tokens] [--json]
+//                    [--backend auto|cpu|cuda]
+// Prints the ids of the text as the model's tokenizer encodes a raw prompt: no special tokens unless
+// --bos (BOS in front) or --add-special-tokens (what the tokenizer adds: tokenizer.json's
+// post-processor, as Hugging Face's add_special_tokens=True; for sentencepiece BOS/EOS as
+// tokenizer_config.json's add_bos_token / add_eos_token say). tokenizer.json folders recognize their
+// added tokens ("<|eot_id|>") in the text, as Hugging Face does; sentencepiece reads "<s>" as text.
+// Needs only the tokenizer: a folder holding just tokenizer.json or tokenizer.model (or the file
+// itself) is enough; dummy:NAME uses the byte tokenizer (id = UTF-8 byte + 3).
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -10,27 +15,29 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/cli_args.h"
+#include "app/cli/cli_tokenizer.h"
 #include "app/cli/command_line.h"
 #include "app/cli/commands.h"
 #include "engine/core/error.h"
-#include "engine/model/dummy_model.h"
-#include "engine/model/model.h"
 #include "engine/tokenizer/prompt_encoding.h"
-#include "engine/tokenizer/tokenizer_config.h"
-#include "engine/tokenizer/tokenizer_loader.h"
+#include "engine/tokenizer/unicode_text.h"
 
 namespace folio::cli {
 namespace {
 
 std::string usage() {
-    return "usage: folio-cli tokenize --model DIR|FILE|dummy:NAME (--text TEXT | --file F) [--bos] [--json]\n"
+    return "usage: folio-cli tokenize --model DIR|FILE|dummy:NAME (--text TEXT | --file F) [--bos | --add-special-tokens] [--json]\n"
            "\n"
-           "Prints the token ids of the text as the model's tokenizer encodes a raw prompt (no BOS unless\n"
-           "--bos): one \"id<TAB>piece\" line per token, or {\"ids\": [...]} with --json. Needs only the\n"
-           "tokenizer: a folder holding tokenizer.model, or the file itself.\n"
+           "Prints the token ids of the text as the model's tokenizer encodes a raw prompt: one \"id<TAB>piece\"\n"
+           "line per token, or {\"ids\": [...]} with --json. No special tokens unless asked. tokenizer.json\n"
+           "folders recognize their added tokens (\"<|eot_id|>\") in the text, as Hugging Face does;\n"
+           "sentencepiece reads \"<s>\" as text. Needs only the tokenizer: a folder holding tokenizer.json or\n"
+           "tokenizer.model, or the file itself; dummy:NAME uses the byte tokenizer (id = UTF-8 byte + 3).\n"
            "\n"
-           "  --text TEXT | --file F   what to encode (exactly one)\n"
+           "  --text TEXT | --file F   what to encode (exactly one; UTF-8)\n"
            "  --bos                    put the BOS token first\n"
+           "  --add-special-tokens     what the tokenizer adds itself (tokenizer.json's post-processor, or\n"
+           "                           BOS/EOS as tokenizer_config.json says)\n"
            "  --json                   one JSON object\n"
            "  --backend auto|cpu|cuda  accepted for symmetry with the other commands (nothing runs on it)\n";
 }
@@ -46,19 +53,19 @@ std::string read_input_file(const std::string& path) {
 }
 
 int run(int argc, char** argv, int first) {
-    const Args args(argc, argv, first, {"model", "text", "file", "backend"}, {"bos", "json"});
+    const Args args(argc, argv, first, {"model", "text", "file", "backend"}, {"bos", "add-special-tokens", "json"});
     args.expect_no_positional();
-    // Tokenizing needs no device, so the value is only checked (without linking the backend factory).
-    args.get_choice("backend", {"auto", "cpu", "cuda"}, "auto");
+    check_backend(args.get_or("backend", "auto"));
     const std::string model = args.require("model");
     if (args.has("text") == args.has("file")) throw UsageError("give exactly one of --text TEXT or --file F");
+    if (args.has("bos") && args.has("add-special-tokens")) throw UsageError("give --bos or --add-special-tokens, not both");
     const std::string text = args.has("text") ? *args.get("text") : read_input_file(*args.get("file"));
+    if (const size_t bad = unicode::first_invalid_byte(text); bad != text.size())
+        throw Error(std::string(args.has("text") ? "--text" : "--file " + *args.get("file")) +
+                    " is not valid UTF-8 (byte " + std::to_string(bad) + "); convert it to UTF-8, e.g. with iconv");
 
-    // dummy:NAME has no tokenizer of its own: the byte tokenizer load_model gives it (no weights made).
-    const bool dummy = model.rfind("dummy:", 0) == 0;
-    const auto tokenizer = dummy ? make_byte_tokenizer(dummy_config(model.substr(6)).vocab_size) : load_tokenizer(model);
-    const TokenizerConfig config = dummy ? TokenizerConfig{} : load_tokenizer_config(model);
-    std::vector<int32_t> ids = encode_prompt(*tokenizer, config, text, /*add_special=*/false);
+    const auto [tokenizer, config] = load_cli_tokenizer(model);
+    std::vector<int32_t> ids = encode_prompt(*tokenizer, config, text, /*add_special=*/args.has("add-special-tokens"));
     if (args.has("bos")) {
         const int bos = bos_token_id(*tokenizer, config);
         if (bos < 0) throw Error("--bos: the tokenizer of " + model + " has no BOS token");

@@ -3,9 +3,19 @@
 #include <cstdio>
 #include <exception>
 
+#include <spdlog/cfg/env.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
 namespace folio::cli {
 
 const char* folio_version() { return FOLIO_VERSION; }
+
+void log_to_stderr() {
+    spdlog::set_default_logger(spdlog::stderr_color_mt("folio"));
+    spdlog::set_level(spdlog::level::warn);
+    spdlog::cfg::load_env_levels();
+}
 
 int run_program(const std::string& name, const std::string& usage, const std::function<int()>& body) {
     try {

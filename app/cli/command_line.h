@@ -27,6 +27,11 @@ struct VersionRequested {};
 
 const char* folio_version();
 
+// stdout carries a program's output (text, JSON, a table); the engine's log goes to stderr: warnings
+// and errors, or what SPDLOG_LEVEL asks for (SPDLOG_LEVEL=info says more, such as why `--backend
+// auto` did not pick CUDA).
+void log_to_stderr();
+
 // Runs `body` and returns the process's exit code as described above. `name` is how the program is
 // called in messages ("folio-cli generate"); `usage` is its full usage text, ending in a newline.
 int run_program(const std::string& name, const std::string& usage, const std::function<int()>& body);

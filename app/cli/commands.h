@@ -19,5 +19,6 @@ extern const Command generate_command;  // cmd_generate.cpp
 extern const Command chat_command;      // cmd_chat.cpp
 extern const Command tokenize_command;  // cmd_tokenize.cpp
 extern const Command template_command;  // cmd_template.cpp
+extern const Command detokenize_command;  // cmd_detokenize.cpp
 
 }  // namespace folio::cli

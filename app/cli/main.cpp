@@ -1,11 +1,7 @@
-// folio-cli: the engine from a terminal (generate, chat, tokenize, template).
+// folio-cli: the engine from a terminal (generate, chat, tokenize, detokenize, template).
 #include <algorithm>
 #include <cstdio>
 #include <string>
-
-#include <spdlog/cfg/env.h>
-#include <spdlog/sinks/stdout_color_sinks.h>
-#include <spdlog/spdlog.h>
 
 #include "app/cli/cli_args.h"
 #include "app/cli/command_line.h"
@@ -14,7 +10,8 @@
 namespace folio::cli {
 namespace {
 
-const Command* const kCommands[] = {&generate_command, &chat_command, &tokenize_command, &template_command};
+const Command* const kCommands[] = {&generate_command, &chat_command, &tokenize_command, &detokenize_command,
+                                    &template_command};
 
 const Command* find_command(const std::string& name) {
     for (const Command* c : kCommands)
@@ -26,7 +23,7 @@ std::string usage() {
     std::string u = "usage: folio-cli COMMAND [OPTIONS]\n       folio-cli help COMMAND\n\ncommands:\n";
     for (const Command* c : kCommands) {
         std::string name = c->name;
-        name.resize(std::max<size_t>(name.size() + 2, 11), ' ');
+        name.resize(std::max<size_t>(name.size() + 2, 12), ' ');
         u += "  " + name + c->summary + "\n";
     }
     u += "\n`folio-cli COMMAND --help` shows a command's options. Every command that runs a model takes\n"
@@ -52,12 +49,7 @@ int dispatch(int argc, char** argv) {
     }
     const Command* c = find_command(first);
     if (!c) throw UsageError("unknown command '" + first + "'");
-    // stdout carries the command's output (text, JSON, a rendered prompt); engine logs go to stderr:
-    // warnings and errors, or what SPDLOG_LEVEL asks for (SPDLOG_LEVEL=info says more, such as why
-    // `--backend auto` did not pick CUDA).
-    spdlog::set_default_logger(spdlog::stderr_color_mt("folio"));
-    spdlog::set_level(spdlog::level::warn);
-    spdlog::cfg::load_env_levels();
+    log_to_stderr();
     return run_program(std::string("folio-cli ") + c->name, c->usage(), [&] { return c->run(argc, argv, 2); });
 }
 

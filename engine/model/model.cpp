@@ -103,15 +103,12 @@ std::unique_ptr<Model> load_model(const std::string& spec, const LoadOptions& op
     m->name = fs::path(spec).filename().string();
     if (m->name.empty()) m->name = fs::path(spec).parent_path().filename().string();
     m->config = load_model_config(spec);
-    if (!fs::exists(fs::path(spec) / "tokenizer.model")) {
-        const bool has_json = fs::exists(fs::path(spec) / "tokenizer.json");
-        throw Error("no tokenizer.model in " + spec +
-                    (has_json ? ": this model ships only a tokenizer.json (byte-level BPE, e.g. Llama-3), which Folio does not read yet"
-                              : ": a Llama-family folder needs its sentencepiece tokenizer.model"));
-    }
-    m->tokenizer = load_tokenizer(spec);
+    if (!fs::exists(fs::path(spec) / "tokenizer.model") && !fs::exists(fs::path(spec) / "tokenizer.json"))
+        throw Error("no tokenizer.json or tokenizer.model in " + spec +
+                    ": a model folder needs its tokenizer (Hugging Face tokenizer.json or sentencepiece tokenizer.model)");
+    m->tokenizer = load_tokenizer(spec);  // tokenizer.json first, as transformers
     if (m->tokenizer->vocab_size() > m->config.vocab_size)
-        throw Error(spec + ": tokenizer.model has " + std::to_string(m->tokenizer->vocab_size()) + " tokens but config.json's vocab_size is " +
+        throw Error(spec + ": the tokenizer has " + std::to_string(m->tokenizer->vocab_size()) + " tokens but config.json's vocab_size is " +
                     std::to_string(m->config.vocab_size) + ": the tokenizer does not belong to this model");
     m->tokenizer_config = load_tokenizer_config(spec);
     m->generation = load_generation_defaults(spec);

@@ -154,6 +154,7 @@ int eos_token_id(const Tokenizer& tok, const TokenizerConfig& cfg) {
 
 std::vector<int32_t> encode_prompt(const Tokenizer& tok, const TokenizerConfig& cfg, std::string_view text,
                                    bool add_special) {
+    if (tok.owns_special_tokens()) return add_special ? tok.encode_with_special_tokens(text) : tok.encode(text);
     std::vector<int32_t> ids = encode_segments(tok, cfg, text, {});
     if (add_special) {
         const int bos = bos_token_id(tok, cfg), eos = eos_token_id(tok, cfg);
@@ -164,6 +165,9 @@ std::vector<int32_t> encode_prompt(const Tokenizer& tok, const TokenizerConfig& 
 }
 
 std::vector<int32_t> encode_rendered_chat(const Tokenizer& tok, const TokenizerConfig& cfg, std::string_view rendered) {
+    // transformers' apply_chat_template tokenizes with add_special_tokens=False: the template
+    // writes BOS itself.
+    if (tok.owns_special_tokens()) return tok.encode(rendered);
     std::vector<int32_t> ids = encode_segments(tok, cfg, rendered, special_strings(tok, cfg));
     const int bos = bos_token_id(tok, cfg);
     if (cfg.add_bos_token && bos >= 0 && (ids.empty() || ids.front() != bos)) ids.insert(ids.begin(), bos);

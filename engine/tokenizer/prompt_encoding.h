@@ -1,7 +1,10 @@
 #pragma once
 // Text to prompt ids the way transformers' LlamaTokenizer does it, for the two kinds of prompt the
 // engine sees: raw text (special-token strings are plain text) and the output of a chat template
-// (special-token strings are the tokens themselves).
+// (special-token strings are the tokens themselves). A tokenizer that owns its special tokens
+// (tokenizer.json) is used as transformers' fast tokenizer: raw text is tokenizer(text,
+// add_special_tokens=add_special) (added-token strings are their tokens there too), a rendered chat
+// is tokenizer(rendered, add_special_tokens=False).
 #include <cstdint>
 #include <string>
 #include <string_view>

@@ -5,9 +5,11 @@
 namespace folio {
 
 StreamingDetokenizer::StreamingDetokenizer(const Tokenizer& tokenizer, bool continues_text)
-    : tokenizer_(&tokenizer), rule_(tokenizer.leading_space_rule()), printed_(continues_text), at_start_(!continues_text) {}
+    : tokenizer_(&tokenizer), own_(tokenizer.open_text_stream(continues_text)), rule_(tokenizer.leading_space_rule()),
+      printed_(continues_text), at_start_(!continues_text) {}
 
 std::string StreamingDetokenizer::push(int token) {
+    if (own_) return own_->push(token);
     const TokenKind kind = tokenizer_->token_kind(token);
     std::string out;
     if (kind == TokenKind::Byte) {
@@ -35,6 +37,7 @@ std::string StreamingDetokenizer::push(int token) {
 }
 
 std::string StreamingDetokenizer::finish() {
+    if (own_) return own_->finish();
     std::string out;
     utf8::drain(pending_, out, /*final=*/true);
     return out;

@@ -7,6 +7,9 @@
 //  - the leading-space rule of the tokenizer (sentencepiece's dummy prefix) is applied to the first
 //    printing token exactly as decode() applies it.
 // One per sequence; cheap to create; O(1) work per token (no re-decoding of the history).
+// A tokenizer with a decoder chain of its own (tokenizer.json) provides the stream itself
+// (Tokenizer::open_text_stream); the rules above are the sentencepiece / byte-tokenizer ones.
+#include <memory>
 #include <string>
 
 #include "engine/tokenizer/tokenizer.h"
@@ -26,11 +29,13 @@ public:
     // The rest: held bytes of an unfinished character, as U+FFFD. Call once at the end.
     std::string finish();
 
-    // True while bytes of an unfinished UTF-8 character are held back.
-    bool holding() const { return !pending_.empty(); }
+    // True while bytes of an unfinished UTF-8 character (or, for a tokenizer with its own stream,
+    // text its decoder has not decided yet) are held back.
+    bool holding() const { return own_ ? own_->holding() : !pending_.empty(); }
 
 private:
     const Tokenizer* tokenizer_;
+    std::unique_ptr<TokenTextStream> own_;  // the tokenizer's own stream (tokenizer.json), when it has one
     LeadingSpaceRule rule_;
     std::string pending_;     // bytes of the current run of byte pieces not yet returned
     bool printed_ = false;    // decode() would already have non-empty text

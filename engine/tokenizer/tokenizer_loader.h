@@ -7,8 +7,8 @@
 
 namespace folio {
 
-// Tokenizer-only loading (a folder with tokenizer.model, or the file itself). Throws folio::Error
-// naming the path and what is missing.
+// Tokenizer-only loading: a folder with tokenizer.json (preferred, as transformers does) or
+// tokenizer.model, or either file itself. Throws folio::Error naming the path and what is missing.
 std::shared_ptr<const Tokenizer> load_tokenizer(const std::string& path);
 // The byte-level fallback for dummy models given no tokenizer (Llama-like layout: ids 3..258 are bytes).
 std::shared_ptr<const Tokenizer> make_byte_tokenizer(int vocab_size);

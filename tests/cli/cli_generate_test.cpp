@@ -142,10 +142,10 @@ TEST(GenerateCommand, ErrorsAreOneClearLine) {
     for (int i = 0; i < 600; ++i) longp += "Once upon a time ";
     expect_one_line_error(run_cli({"generate", "--model", fixture_path("models/stories260K"), "--raw", "--prompt", longp}),
                           "context");
-    // A folder without tokenizer.model.
+    // A folder without a tokenizer.
     TempDir d;
     write_file(d.file("config.json"), read_file(fixture_path("models/stories260K/config.json")));
-    expect_one_line_error(run_cli({"generate", "--model", d.path(), "--prompt", "x"}), "no tokenizer.model");
+    expect_one_line_error(run_cli({"generate", "--model", d.path(), "--prompt", "x"}), "no tokenizer.json or tokenizer.model");
 }
 
 TEST(GenerateCommand, CudaBackendRunsOrSaysWhyNot) {

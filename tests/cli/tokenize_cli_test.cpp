@@ -123,7 +123,7 @@ TEST(CliTokenize, BackendIsAcceptedAndValidated) {
     const std::string llama = fixture_path("tokenizers/llama2");
     for (const char* b : {"auto", "cpu", "cuda"})
         EXPECT_EQ(ids_of(run_tokenize({"--model", llama, "--text", "a", "--json", "--backend", b})), (std::vector<int>{263}));
-    expect_usage_error({"--model", llama, "--text", "a", "--json", "--backend", "gpu"}, "--backend takes one of auto, cpu, cuda; got 'gpu'");
+    expect_usage_error({"--model", llama, "--text", "a", "--json", "--backend", "gpu"}, "unknown backend 'gpu': use auto, cpu or cuda");
 }
 
 TEST(CliTokenize, UsageErrorsExitTwoOtherErrorsAreOneLineAndExitOne) {
@@ -133,7 +133,7 @@ TEST(CliTokenize, UsageErrorsExitTwoOtherErrorsAreOneLineAndExitOne) {
     expect_usage_error({"--model", llama, "--json"}, "exactly one of --text");
     expect_usage_error({"--model", llama, "--text", "a", "--file", "x", "--json"}, "exactly one of --text");
     expect_error({"--model", llama, "--file", dir.file("missing.txt"), "--json"}, dir.file("missing.txt"));
-    expect_error({"--model", dir.path(), "--text", "a", "--json"}, "no tokenizer.model in " + dir.path());
+    expect_error({"--model", dir.path(), "--text", "a", "--json"}, "no tokenizer.json or tokenizer.model in " + dir.path());
     expect_error({"--model", dir.file("nope"), "--text", "a", "--json"}, dir.file("nope"));
     write_file(dir.file("tokenizer.model"), "garbage, not a model");
     expect_error({"--model", dir.path(), "--text", "a", "--json"}, dir.file("tokenizer.model"));

@@ -1,5 +1,6 @@
-// What only the device build has: fp16 GEMMs through cuBLAS (dense weights) and the
-// dequantise-then-cuBLAS path for AWQ at large batches, against cpu::linear.
+// Real cuBLAS on the device: fp16 GEMMs through CublasGemm (dense weights) and the
+// dequantise-then-cuBLAS path for AWQ at large batches, against cpu::linear. (The SIMT build runs
+// CublasGemm against the harness's host cuBLAS: tests/simt/cublas_host_test.cpp.)
 #include <gtest/gtest.h>
 
 #include "engine/core/thread_pool.h"

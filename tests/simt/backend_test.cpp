@@ -1,7 +1,9 @@
 // The CUDA backend end to end against the CPU backend (the oracle) on the fixture models: teacher-
 // forced logits at every position, greedy generation, mixed prefill/decode batches, CUDA-graph
 // decode steps, copy-on-write block copies and the out-of-memory message. The same file runs in the
-// SIMT harness (CI) and on a real GPU (tests/gpu, device_check.sh).
+// SIMT harness (CI) and on a real GPU (tests/gpu, device_check.sh), with the GPU's default linear
+// policy (dense linears and large AWQ products through cuBLAS; in the harness, its host cuBLAS);
+// the tests marked so also run with the hand-written kernels only.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -19,6 +21,7 @@
 #include "engine/sampling/sampler.h"
 #include "kernels/cuda_backend.h"
 #include "kernels/step_inputs.h"
+#include "support/linear_policies.h"
 #include "support/window_reference.h"
 #include "tests/engine/cpu/model_fixture.h"
 #include "tests/support/fixtures.h"
@@ -35,6 +38,9 @@ Fixture load(const std::string& name) {
     const std::string dir = test::fixture_path("models/" + name);
     return {test::load_weights_only(dir), nlohmann::json::parse(test::read_file(dir + "/expected_greedy.json"))};
 }
+
+using test::HandWrittenKernelsOnly;
+using test::ScopedEnv;
 
 BackendOptions small_options(bool graphs = true) {
     BackendOptions o;
@@ -84,6 +90,7 @@ ForwardBatch make_batch(const std::vector<const std::vector<int>*>& seqs, const 
 struct Agreement {
     int rows = 0, checked = 0, agreed = 0;
     double worst_rel = 0.0;
+    cuda::LinearPathCounts linears;  // the products each path ran (after the backend was made)
 };
 
 // Compares logits rows: relative L2 error everywhere, top-1 where the reference's top-2 margin is clear.
@@ -129,6 +136,7 @@ Agreement teacher_forced(const Fixture& f, int prefill_chunk, const BackendOptio
     const KvLayout layout = layout_for(m);
     gpu->allocate_kv(layout);
     cpu->allocate_kv(layout);
+    const cuda::LinearPathCounts made = cuda_linear_path_counts(*gpu);
     Agreement a;
     for (const auto& c : f.expected["cases"]) {
         std::vector<int> seq = c["prompt_ids"].get<std::vector<int>>();
@@ -143,6 +151,7 @@ Agreement teacher_forced(const Fixture& f, int prefill_chunk, const BackendOptio
             pos += n;
         }
     }
+    a.linears = cuda_linear_path_counts(*gpu).since(made);
     return a;
 }
 
@@ -158,18 +167,86 @@ void expect_parity(const Agreement& a, const char* what) {
 
 TEST(CudaBackend, TeacherForcedParityStories260K) {
     const Fixture f = load("stories260K");
-    expect_parity(teacher_forced(f, 1 << 20, small_options()), "stories260K, whole prompt then decode");
+    const Agreement whole = teacher_forced(f, 1 << 20, small_options());
+    expect_parity(whole, "stories260K, whole prompt then decode");
+    EXPECT_GT(whole.linears.dense_cublas, 0u) << "the default policy sends dense linears to cuBLAS";
+    EXPECT_EQ(whole.linears.hand_written(), 0u);
     // Prefill in chunks of 2, and 16-key decode partitions: a 69-token context spans five thread
     // blocks per head, merged by the second kernel (PagedAttention v2).
-    setenv("FOLIO_CUDA_PARTITION_SIZE", "16", 1);
-    const Agreement a = teacher_forced(f, 2, small_options());
-    unsetenv("FOLIO_CUDA_PARTITION_SIZE");
+    Agreement a;
+    {
+        ScopedEnv partitions("FOLIO_CUDA_PARTITION_SIZE", "16");
+        a = teacher_forced(f, 2, small_options());
+    }
     expect_parity(a, "stories260K, 2-token prefill chunks, 16-key partitions");
 }
 
 TEST(CudaBackend, TeacherForcedParityTinyAwq) {
     const Fixture f = load("tiny-awq");
-    expect_parity(teacher_forced(f, 1 << 20, small_options()), "tiny-awq");
+    const Agreement a = teacher_forced(f, 1 << 20, small_options());
+    expect_parity(a, "tiny-awq");
+    EXPECT_GT(a.linears.awq_gemv, 0u);
+    EXPECT_GT(a.linears.dense_cublas, 0u) << "lm_head (tied embeddings, fp16) goes to cuBLAS";
+    EXPECT_EQ(a.linears.dense_gemv + a.linears.dense_mma, 0u);
+}
+
+// The other policy: the hand-written kernels only, which is also what a GPU runs with
+// FOLIO_CUDA_CUBLAS=0 FOLIO_AWQ_DEQUANT_MIN_ROWS=0. It differs from the default in the dense linears
+// (here) and in AWQ products of 512 rows or more (see below); smaller AWQ products take the same
+// kernels under both policies.
+TEST(CudaBackend, TeacherForcedParityWithTheHandWrittenKernelsOnly) {
+    const HandWrittenKernelsOnly policy;
+    const Agreement dense = teacher_forced(load("stories260K"), 1 << 20, small_options());
+    expect_parity(dense, "stories260K, hand-written kernels only");
+    EXPECT_EQ(dense.linears.cublas(), 0u);
+    EXPECT_GT(dense.linears.dense_gemv, 0u);
+}
+
+// tiny-awq in steps of 512 rows (8 sequences x 64 prompt tokens), 8 rows (8 decodes) and 40 rows
+// (5 x 8): under the default policy its AWQ linears take each of their three paths (dequantise +
+// cuBLAS from 512 rows, the GEMV, the tensor-core kernel), and the logits of every sequence match
+// the CPU backend's. (Without cuBLAS the 512 rows would go to the tensor-core kernel, which costs
+// seconds in the harness: that kernel is tested on its own in gemm_test, and below 512 rows it is
+// the same call under either policy.)
+TEST(CudaBackend, TinyAwqStepsTakeEachAwqPathOfTheDefaultPolicyAndMatchTheCpu) {
+    const Fixture f = load("tiny-awq");
+    const Model& m = *f.model;
+    BackendOptions o = small_options(false);
+    o.max_num_batched_tokens = 512;
+    auto gpu = make_cuda_backend(m, o);
+    auto cpu = make_cpu_backend(m, BackendOptions{});
+    gpu->allocate_kv(layout_for(m));
+    cpu->allocate_kv(layout_for(m));
+    std::vector<std::vector<int>> seqs(8);
+    std::vector<std::vector<int32_t>> tables;
+    std::vector<const std::vector<int>*> ptrs;
+    for (int s = 0; s < 8; ++s) {
+        for (int i = 0; i < 73; ++i) seqs[size_t(s)].push_back(1 + (i * 37 + s * 101 + i / 5) % 31999);
+        tables.push_back(scattered_table(s, 8, 5, 64));
+        ptrs.push_back(&seqs[size_t(s)]);
+    }
+    std::vector<Step> prefill, decode, chunk;
+    for (int s = 0; s < 8; ++s) {
+        prefill.push_back({s, 0, 64});
+        decode.push_back({s, 64, 1});
+    }
+    for (int s = 0; s < 5; ++s) chunk.push_back({s, 65, 8});
+    Agreement a;
+    cuda::LinearPathCounts last = cuda_linear_path_counts(*gpu);
+    std::vector<cuda::LinearPathCounts> per_step;
+    for (const auto* st : {&prefill, &decode, &chunk}) {
+        run_both(*gpu, *cpu, make_batch(ptrs, tables, *st), m.config.vocab_size, a);
+        const cuda::LinearPathCounts now = cuda_linear_path_counts(*gpu);
+        per_step.push_back(now.since(last));
+        last = now;
+    }
+    expect_parity(a, "tiny-awq in 512-, 8- and 40-row steps");
+    const uint64_t per_step_linears = uint64_t(4 * m.config.num_layers);  // fused QKV, o_proj, fused gate/up, down
+    EXPECT_EQ(per_step[0].awq_dequant_cublas, per_step_linears) << "512 rows: dequantise, then cuBLAS";
+    EXPECT_EQ(per_step[0].awq_mma + per_step[0].awq_gemv, 0u);
+    EXPECT_EQ(per_step[1].awq_gemv, per_step_linears);
+    EXPECT_EQ(per_step[2].awq_mma, per_step_linears);
+    for (const auto& c : per_step) EXPECT_EQ(c.dense_cublas, 1u) << "lm_head, once per step";
 }
 
 // Turns a fixture's dense matrices and embeddings into bf16 copies (as most Hugging Face uploads
@@ -254,9 +331,11 @@ TEST(CudaBackend, SlidingWindowMatchesAWindowedReferenceModel) {
     m.config.architecture = "MistralForCausalLM";
     m.config.model_type = "mistral";
     m.config.sliding_window = window;
-    setenv("FOLIO_CUDA_PARTITION_SIZE", "16", 1);
-    auto gpu = make_cuda_backend(m, small_options());
-    unsetenv("FOLIO_CUDA_PARTITION_SIZE");
+    std::unique_ptr<Backend> gpu;
+    {
+        ScopedEnv partitions("FOLIO_CUDA_PARTITION_SIZE", "16");
+        gpu = make_cuda_backend(m, small_options());
+    }
     gpu->allocate_kv(layout_for(m));
     const std::vector<std::vector<int32_t>> tables{scattered_table(0, 1, 64, 64)};
     Agreement a;
@@ -313,7 +392,8 @@ TEST(CudaBackend, GreedyGenerationMatchesTheFixtures) {
     }
 }
 
-TEST(CudaBackend, MixedBatchesMatchTheCpuSequenceBySequence) {
+// Returns the products each linear path ran.
+cuda::LinearPathCounts mixed_batches_match_the_cpu_sequence_by_sequence(const char* what) {
     const Fixture f = load("stories260K");
     const Model& m = *f.model;
     auto gpu = make_cuda_backend(m, small_options());
@@ -336,14 +416,30 @@ TEST(CudaBackend, MixedBatchesMatchTheCpuSequenceBySequence) {
         {{2, 33, 1}, {1, 21, 5}, {0, 19, 1}},      // b gets a second chunk
         {{0, 20, 1}, {1, 26, 1}, {2, 34, 1}},      // a pure decode step (CUDA graph path when sampling)
     };
+    const cuda::LinearPathCounts made = cuda_linear_path_counts(*gpu);
     Agreement agree;
     for (const auto& st : steps) run_both(*gpu, *cpu, make_batch({&a, &b, &c}, tables, st), m.config.vocab_size, agree);
-    expect_parity(agree, "stories260K mixed batches");
+    expect_parity(agree, what);
+    return cuda_linear_path_counts(*gpu).since(made);
 }
 
-TEST(CudaBackend, GraphReplaysEqualEagerSteps) {
-    // Two backends fed the same decode batches, one replaying captured graphs: identical tokens,
-    // for several batch sizes (padding up to the graph's bucket) and contexts crossing blocks.
+TEST(CudaBackend, MixedBatchesMatchTheCpuSequenceBySequence) {
+    const cuda::LinearPathCounts n = mixed_batches_match_the_cpu_sequence_by_sequence("stories260K mixed batches");
+    EXPECT_GT(n.dense_cublas, 0u);
+    EXPECT_EQ(n.hand_written(), 0u);
+}
+
+TEST(CudaBackend, MixedBatchesMatchTheCpuSequenceBySequenceWithTheHandWrittenKernelsOnly) {
+    const HandWrittenKernelsOnly policy;
+    const cuda::LinearPathCounts n = mixed_batches_match_the_cpu_sequence_by_sequence("stories260K mixed batches, hand-written kernels only");
+    EXPECT_EQ(n.cublas(), 0u);
+    EXPECT_GT(n.dense_mma, 0u) << "17- to 38-row steps: the tensor-core kernel";
+    EXPECT_GT(n.dense_gemv, 0u) << "the logits rows and the pure decode step: the GEMV";
+}
+
+// Two backends fed the same decode batches, one replaying captured graphs: identical tokens, for
+// several batch sizes (padding up to the graph's bucket) and contexts crossing blocks.
+void graph_replays_equal_eager_steps() {
     const Fixture f = load("stories260K");
     const Model& m = *f.model;
     auto with = make_cuda_backend(m, small_options(true));
@@ -383,6 +479,15 @@ TEST(CudaBackend, GraphReplaysEqualEagerSteps) {
         // The others fall behind: re-feed their last token next time they are active.
         for (int s = active; s < 5; ++s) seqs[size_t(s)].push_back(seqs[size_t(s)].back());
     }
+}
+
+TEST(CudaBackend, GraphReplaysEqualEagerSteps) {
+    graph_replays_equal_eager_steps();  // cuBLAS calls captured into the graphs
+}
+
+TEST(CudaBackend, GraphReplaysEqualEagerStepsWithTheHandWrittenKernelsOnly) {
+    const HandWrittenKernelsOnly policy;
+    graph_replays_equal_eager_steps();  // dense_gemv's launches captured instead
 }
 
 TEST(CudaBackend, DeviceSamplingEqualsHostSamplingOfTheSameLogits) {
@@ -536,9 +641,11 @@ TEST(CudaBackend, ContextsUpToTheModelMaximum) {
     const Fixture f = load("stories260K");
     const Model& m = *f.model;
     ASSERT_EQ(m.context_length(), 512);
-    setenv("FOLIO_CUDA_PARTITION_SIZE", "16", 1);
-    auto gpu = make_cuda_backend(m, small_options());
-    unsetenv("FOLIO_CUDA_PARTITION_SIZE");
+    std::unique_ptr<Backend> gpu;
+    {
+        ScopedEnv partitions("FOLIO_CUDA_PARTITION_SIZE", "16");
+        gpu = make_cuda_backend(m, small_options());
+    }
     auto cpu = make_cpu_backend(m, BackendOptions{});
     gpu->allocate_kv(layout_for(m, 40));
     cpu->allocate_kv(layout_for(m, 40));
@@ -603,6 +710,22 @@ TEST(CudaBackend, StepsWithMorePenalisedIdsThanTheBufferSampleOnTheHost) {
     std::vector<float> scratch;
     sample_step(*gpu, engine_sampler, b, rows, scratch, ids);
     EXPECT_EQ(ids, expect);
+}
+
+TEST(CudaBackend, BadLinearPolicySwitchesAreRefusedByName) {
+    const Fixture f = load("stories260K");
+    for (const auto& [name, value] : {std::pair{"FOLIO_CUDA_CUBLAS", "2"}, std::pair{"FOLIO_CUDA_CUBLAS", "yes"},
+                                      std::pair{"FOLIO_AWQ_DEQUANT_MIN_ROWS", "-1"}, std::pair{"FOLIO_AWQ_DEQUANT_MIN_ROWS", "512x"}}) {
+        const ScopedEnv bad(name, value);
+        try {
+            make_cuda_backend(*f.model, small_options());
+            ADD_FAILURE() << name << "=" << value << " was accepted";
+        } catch (const Error& e) {
+            const std::string msg = e.what();
+            EXPECT_NE(msg.find(name), std::string::npos) << msg;
+            EXPECT_NE(msg.find(std::string("\"") + value + "\""), std::string::npos) << msg;
+        }
+    }
 }
 
 TEST(CudaBackend, RejectsBadBatchesAndSaysWhenTheModelDoesNotFit) {

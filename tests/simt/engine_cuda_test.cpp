@@ -1,7 +1,8 @@
 // The engine loop on the CUDA backend (in the SIMT harness): requests cancelled in the middle of
 // their chunked prefill and of their decode free blocks that a later request then reuses, and the
-// requests that stay produce exactly what they produce alone; a sliding-window model's released
-// blocks (-1 entries in the block tables) give the CPU backend's tokens.
+// requests that stay produce exactly what they produce alone (with the GPU's default linear policy,
+// and with the hand-written kernels only); a sliding-window model's released blocks (-1 entries in
+// the block tables) give the CPU backend's tokens.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@
 #include "engine/model/model.h"
 #include "engine/runtime/engine_core.h"
 #include "kernels/cuda_backend.h"
+#include "support/linear_policies.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/request_outcomes.h"
 
@@ -55,20 +57,22 @@ std::vector<int32_t> alone(const std::shared_ptr<const Model>& m, const Request&
     return out[id].ids;
 }
 
-TEST(CudaEngine, CancellingMidPrefillAndMidDecodeLeavesTheOthersUntouched) {
+// Returns the products each linear path ran in the engine that cancelled.
+cuda::LinearPathCounts cancelling_mid_prefill_and_mid_decode_leaves_the_others_untouched() {
     const std::shared_ptr<const Model> m = load_model(test::fixture_path("models/stories260K"));
     const Request a = fixed_length_greedy_request(prompt(9, 1), 14), b = fixed_length_greedy_request(prompt(40, 2), 14),
                   c = fixed_length_greedy_request(prompt(20, 3), 14), d = fixed_length_greedy_request(prompt(33, 4), 10);
     auto core = cuda_engine(m);
     std::map<RequestId, Outcome> out;
     const RequestId ia = core->add(a), ib = core->add(b), ic = core->add(c);
+    const cuda::LinearPathCounts made = cuda_linear_path_counts(core->backend());
     collect(core->step(), out);  // a prefills whole, b's first 15 tokens
-    ASSERT_TRUE(out[ib].ids.empty());
+    EXPECT_TRUE(out[ib].ids.empty());
     const auto blocks_of = [&](RequestId r) { return core->scheduler().kv().sequence(r).blocks; };
     std::vector<int32_t> freed = blocks_of(ib);
     core->cancel(ib);            // b: mid-prefill, its KV half written
     for (int i = 0; i < 4; ++i) collect(core->step(), out);
-    ASSERT_FALSE(out[ic].ids.empty());
+    EXPECT_FALSE(out[ic].ids.empty());
     for (int32_t blk : blocks_of(ic)) freed.push_back(blk);
     core->cancel(ic);            // c: mid-decode (decode batches replayed from CUDA graphs)
     const RequestId id = core->add(d);
@@ -85,6 +89,21 @@ TEST(CudaEngine, CancellingMidPrefillAndMidDecodeLeavesTheOthersUntouched) {
     EXPECT_EQ(out[id].end.reason, FinishReason::Length);
     EXPECT_EQ(out[ia].ids, alone(m, a));
     EXPECT_EQ(out[id].ids, alone(m, d));
+    return cuda_linear_path_counts(core->backend()).since(made);
+}
+
+TEST(CudaEngine, CancellingMidPrefillAndMidDecodeLeavesTheOthersUntouched) {
+    const cuda::LinearPathCounts n = cancelling_mid_prefill_and_mid_decode_leaves_the_others_untouched();
+    EXPECT_GT(n.dense_cublas, 0u);
+    EXPECT_EQ(n.hand_written(), 0u);
+}
+
+TEST(CudaEngine, CancellingMidPrefillAndMidDecodeLeavesTheOthersUntouchedWithTheHandWrittenKernelsOnly) {
+    const test::HandWrittenKernelsOnly policy;
+    const cuda::LinearPathCounts n = cancelling_mid_prefill_and_mid_decode_leaves_the_others_untouched();
+    EXPECT_EQ(n.cublas(), 0u);
+    EXPECT_GT(n.dense_mma, 0u);
+    EXPECT_GT(n.dense_gemv, 0u);
 }
 
 // stories260K as a Mistral with a 32-token window, blocks of 16, a pool of four blocks (64 tokens)

@@ -10,8 +10,10 @@
 #include "engine/model/dummy_model.h"
 #include "engine/model/model.h"
 #include "kernels/common/cuda_compat.h"
+#include "kernels/cublas_gemm.h"
 #include "kernels/cuda_backend.h"
 #include "kernels/device_model.h"
+#include "kernels/linear_runner.h"
 #include "kernels/memory_plan.h"
 #include "kernels/model_runner.h"
 #include "tests/engine/cpu/model_fixture.h"
@@ -176,6 +178,43 @@ TEST(MemoryPlan, TheEstimateIsWhatTheRunnerAllocates) {
         runner.set_kv(layout, pools, pools, rc.max_model_len);
         EXPECT_EQ(runner.activation_bytes() - runner.linear_workspace_bytes(),
                   ModelRunner::buffer_bytes(model->config, rc, rc.max_model_len));
+    }
+}
+
+TEST(MemoryPlan, TheLinearWorkspacesAreWhatThePolicyNeeds) {
+    // fixed_workspace_bytes (the estimate the backend checks before uploading) against what a
+    // runner holds: cuBLAS's 32 MiB only when a product can reach cuBLAS, the fp16 copy of the
+    // largest AWQ matrix only when a step can reach the dequantisation threshold; split-K scratch
+    // (a few MiB at most) on top.
+    auto awq = test::load_weights_only(test::fixture_path("models/tiny-awq"));
+    auto dense = test::load_weights_only(test::fixture_path("models/stories260K"));
+    const DeviceModel awq_dm = upload_model(*awq, nullptr, {}), dense_dm = upload_model(*dense, nullptr, {});
+    LinearPolicy hand_written;
+    hand_written.use_cublas = false;
+    hand_written.awq_dequant_min_rows = 0;
+    LinearPolicy awq_only = hand_written;  // dense linears hand-written, large AWQ products dequantised
+    awq_only.awq_dequant_min_rows = 512;
+    const size_t cublas = CublasGemm::kWorkspaceBytes, fp16_awq = awq_dm.largest_awq_elems * 2;
+    ASSERT_GT(fp16_awq, 0u);
+    struct Case {
+        const char* what;
+        const DeviceModel& dm;
+        int max_rows;
+        LinearPolicy policy;
+        size_t fixed;
+    };
+    for (const Case& c : {Case{"AWQ, default, 600 rows", awq_dm, 600, LinearPolicy{}, cublas + fp16_awq},
+                          Case{"AWQ, default, 96 rows", awq_dm, 96, LinearPolicy{}, cublas},
+                          Case{"AWQ, hand-written", awq_dm, 600, hand_written, 0},
+                          Case{"AWQ, dequantise only", awq_dm, 600, awq_only, cublas + fp16_awq},
+                          Case{"AWQ, dequantise only, 96 rows", awq_dm, 96, awq_only, 0},
+                          Case{"dense, default", dense_dm, 600, LinearPolicy{}, cublas},
+                          Case{"dense, dequantise only", dense_dm, 600, awq_only, 0}}) {
+        SCOPED_TRACE(c.what);
+        EXPECT_EQ(LinearRunner::fixed_workspace_bytes(c.dm.largest_awq_elems, c.max_rows, c.policy), c.fixed);
+        const LinearRunner runner(c.dm, c.max_rows, 4, c.policy);
+        EXPECT_GE(runner.workspace_bytes(), c.fixed);
+        EXPECT_LT(runner.workspace_bytes() - c.fixed, size_t(4) << 20);
     }
 }
 

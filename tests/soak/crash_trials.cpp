@@ -273,5 +273,6 @@ int main(int argc, char** argv) {
     // The child builds the app's objects (some are Qt Gui types) without a window.
     if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
     QGuiApplication app(argc, argv);
+    folio::cli::log_to_stderr();  // the child's stdout is its report
     return folio::cli::run_program("crash_trials", kUsage, [&] { return run(argc, argv); });
 }

@@ -48,7 +48,8 @@ QString ModelLibrary::folderProblem(const QString& path) const {
         return tr("%1 has no .safetensors weights (PyTorch .bin files are not supported; convert them or download "
                   "the safetensors version).").arg(path);
     }
-    if (!dir.exists("tokenizer.model")) return tr("%1 has no tokenizer.model (the sentencepiece tokenizer).").arg(path);
+    if (!dir.exists("tokenizer.json") && !dir.exists("tokenizer.model"))
+        return tr("%1 has no tokenizer.json or tokenizer.model (the model's tokenizer).").arg(path);
     return {};
 }
 

@@ -156,7 +156,7 @@ TEST(TokenizerLoading, FolderOrFile) {
 TEST(TokenizerLoading, MissingTokenizerNamesThePath) {
     TempDir dir;
     std::string msg = error_of([&] { load_tokenizer(dir.path()); });
-    EXPECT_NE(msg.find("no tokenizer.model in " + dir.path()), std::string::npos) << msg;
+    EXPECT_NE(msg.find("no tokenizer.json or tokenizer.model in " + dir.path()), std::string::npos) << msg;
     msg = error_of([&] { load_tokenizer(dir.file("nothing.model")); });
     EXPECT_NE(msg.find(dir.file("nothing.model")), std::string::npos) << msg;
     msg = error_of([&] { SentencePieceTokenizer::load(dir.file("tokenizer.model")); });

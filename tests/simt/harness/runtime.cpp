@@ -4,6 +4,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "simt_launch.h"
@@ -68,6 +69,18 @@ void launch_on_stream(cudaStream_t stream, const void* kernel, dim3 grid, dim3 b
     if (!stream && unsafe_during_capture())
         throw SimtError("kernel launched on the legacy default stream while another stream is being captured");
     run();
+}
+
+cudaError_t enqueue_host_work(cudaStream_t stream, std::function<void()> work) { return enqueue(stream, std::move(work)); }
+
+bool is_device_range(const void* p, size_t bytes) {
+    const auto& a = state().allocations;
+    auto it = a.upper_bound(const_cast<void*>(p));  // the first allocation starting after p
+    if (it == a.begin()) return false;
+    --it;
+    const auto* base = static_cast<const char*>(it->first);
+    const auto* q = static_cast<const char*>(p);
+    return q >= base && size_t(q - base) <= it->second && bytes <= it->second - size_t(q - base);
 }
 
 void set_device_memory(size_t total_bytes) { state().total = total_bytes; }

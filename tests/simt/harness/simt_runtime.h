@@ -106,6 +106,14 @@ namespace folio::simt {
 void launch_on_stream(cudaStream_t stream, const void* kernel, dim3 grid, dim3 block, size_t smem,
                       std::function<void()> body);
 
+// Host work in stream order (the host cuBLAS's GEMMs): runs now, or is recorded into the graph
+// being captured on `stream`. On the legacy stream while another stream is captured it fails with
+// cudaErrorStreamCaptureUnsupported, as any work there would.
+cudaError_t enqueue_host_work(cudaStream_t stream, std::function<void()> work);
+
+// Whether [p, p + bytes) lies inside one live cudaMalloc allocation.
+bool is_device_range(const void* p, size_t bytes);
+
 // The emulated device's memory size; cudaMemGetInfo reports it minus what cudaMalloc holds.
 void set_device_memory(size_t total_bytes);
 size_t device_bytes_in_use();

@@ -168,5 +168,6 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+    folio::cli::log_to_stderr();
     return folio::cli::run_program("cpu_decode_bench", kUsage, [&] { return run(argc, argv); });
 }

@@ -28,6 +28,7 @@ packages=(
   qml6-module-qt-labs-platform qml6-module-qt-labs-settings qml6-module-qt-labs-qmlmodels
   libqt6sql6-sqlite libqt6svg6 fonts-inter dbus-daemon appstream
   clang-14 libclang-rt-14-dev
+  python3-numpy python3-sentencepiece
 )
 
 missing=()

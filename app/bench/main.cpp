@@ -31,7 +31,7 @@ const char* kUsage =
     "       folio-bench --model DIR|dummy:NAME --suite compare [workload] [engine] [--rounds N] [--json]\n"
     "\n"
     "model:    --model DIR|dummy:NAME  [--tokenizer PATH (dummy models)] [--backend auto|cpu|cuda] [--threads N]\n"
-    "          [--cpu-activations exact|int8]  CPU AWQ matmuls: exact (3 int8 parts, default) or plain int8 (~1e-2 of the logit range)\n"
+    "          [--cpu-activations int8|exact]  CPU matmuls: int8 activations (default; ~1e-2 of the logit range) or exact (3 int8 parts)\n"
     "workload: --prompts FILE.jsonl     one {\"prompt\": \"...\", \"max_tokens\": N} per line (raw text, no chat template)\n"
     "            [--max-tokens N]       when a line has no max_tokens (default 128)\n"
     "          or synthetic: --num-requests N (default 32) --input-len N|MIN:MAX (128) --output-len N|MIN:MAX (128)\n"
@@ -86,9 +86,7 @@ int run(int argc, char** argv) {
     BackendOptions backend;
     backend.kind = parse_backend_kind(args.get_choice("backend", {"auto", "cpu", "cuda"}, "auto"));
     backend.num_threads = args.get_int("threads", 0);
-    const std::string acts = args.get_or("cpu-activations", "exact");
-    if (acts != "exact" && acts != "int8") throw UsageError("--cpu-activations takes exact or int8, got '" + acts + "'");
-    backend.cpu_int8_activations = acts == "int8";
+    backend.cpu_activations = parse_cpu_activations(args.get_choice("cpu-activations", {"int8", "exact"}, "int8"));
 
     EngineOptions engine;
     engine.backend = backend;

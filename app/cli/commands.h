@@ -20,5 +20,6 @@ extern const Command chat_command;      // cmd_chat.cpp
 extern const Command tokenize_command;  // cmd_tokenize.cpp
 extern const Command template_command;  // cmd_template.cpp
 extern const Command detokenize_command;  // cmd_detokenize.cpp
+extern const Command export_command;    // cmd_export.cpp
 
 }  // namespace folio::cli

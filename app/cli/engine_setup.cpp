@@ -15,7 +15,11 @@ std::string backend_from_args(const Args& args) {
     return b;
 }
 
-std::set<std::string> model_options() { return {"model", "backend", "threads", "tokenizer", "kv-cache-mb", "weights-seed"}; }
+CpuActivations cpu_activations_from_args(const Args& args) {
+    return parse_cpu_activations(args.get_choice("cpu-activations", {"int8", "exact"}, "int8"));
+}
+
+std::set<std::string> model_options() { return {"model", "backend", "threads", "tokenizer", "kv-cache-mb", "weights-seed", "cpu-activations"}; }
 
 std::set<std::string> sampling_options() {
     return {"temperature", "top-p", "top-k", "min-p", "repetition-penalty", "presence-penalty", "frequency-penalty", "seed"};
@@ -29,7 +33,10 @@ const char* model_options_usage() {
            "  --threads N              CPU threads (default: all)\n"
            "  --tokenizer PATH         a tokenizer.model for dummy models (default: a byte tokenizer)\n"
            "  --kv-cache-mb N          KV cache size (default: what memory allows)\n"
-           "  --weights-seed N         seed of a dummy model's weights (default 1234)\n";
+           "  --weights-seed N         seed of a dummy model's weights (default 1234)\n"
+           "  --cpu-activations int8|exact\n"
+           "                           the CPU backend's fast int8 activations (default), or its exact mode\n"
+           "                           (three int8 parts, fp32-class results: the reference the tests use)\n";
 }
 
 const char* sampling_options_usage() {
@@ -80,6 +87,7 @@ EngineOptions engine_options_from_args(const Args& args) {
     o.backend.kind = parse_backend_kind(backend_from_args(args));
     o.backend.num_threads = args.get_int("threads", 0);
     o.backend.progress = terminal_load_progress();
+    o.backend.cpu_activations = cpu_activations_from_args(args);
     const int mb = args.get_int("kv-cache-mb", 0);
     if (mb < 0) throw UsageError("--kv-cache-mb must be positive");
     o.kv_cache_bytes = uint64_t(mb) << 20;

@@ -13,7 +13,7 @@
 namespace folio::cli {
 
 // Options every model-running command accepts.
-std::set<std::string> model_options();        // --model --backend --threads --tokenizer --kv-cache-mb --seed-weights
+std::set<std::string> model_options();        // --model --backend --threads --tokenizer --kv-cache-mb --weights-seed --cpu-activations
 std::set<std::string> sampling_options();     // --temperature --top-p --top-k --min-p --repetition-penalty --presence-penalty ...
 // Their lines of a usage text.
 const char* model_options_usage();
@@ -21,6 +21,8 @@ const char* sampling_options_usage();
 
 // --backend's value, checked (UsageError unless auto, cpu or cuda); "auto" when absent.
 std::string backend_from_args(const Args& args);
+// --cpu-activations' value, checked (UsageError unless int8 or exact); int8 when absent.
+CpuActivations cpu_activations_from_args(const Args& args);
 std::shared_ptr<const Model> load_model_from_args(const Args& args, bool show_progress);
 // Shows a load's phases on one line of stderr when stderr is a terminal (empty otherwise).
 LoadProgressFn terminal_load_progress();

@@ -1,4 +1,4 @@
-// folio-cli: the engine from a terminal (generate, chat, tokenize, detokenize, template).
+// folio-cli: the engine from a terminal (generate, chat, tokenize, detokenize, template, export).
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -11,7 +11,7 @@ namespace folio::cli {
 namespace {
 
 const Command* const kCommands[] = {&generate_command, &chat_command, &tokenize_command, &detokenize_command,
-                                    &template_command};
+                                    &template_command, &export_command};
 
 const Command* find_command(const std::string& name) {
     for (const Command* c : kCommands)
@@ -27,7 +27,8 @@ std::string usage() {
         u += "  " + name + c->summary + "\n";
     }
     u += "\n`folio-cli COMMAND --help` shows a command's options. Every command that runs a model takes\n"
-         "--backend auto|cpu|cuda (auto: CUDA when a GPU is present).\n"
+         "--backend auto|cpu|cuda (auto: CUDA when a GPU is present); generate and chat take\n"
+         "--cpu-activations int8|exact (the CPU backend's fast mode, the default, or its exact one).\n"
          "exit status: 0 done, 1 failed (the message says why), 2 bad usage\n";
     return u;
 }

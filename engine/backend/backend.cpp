@@ -18,4 +18,12 @@ BackendKind parse_backend_kind(const std::string& s) {
     throw Error("unknown backend '" + s + "': use auto, cpu or cuda");
 }
 
+CpuActivations parse_cpu_activations(const std::string& s) {
+    if (s == "int8") return CpuActivations::Int8;
+    if (s == "exact") return CpuActivations::Exact;
+    throw Error("--cpu-activations takes exact or int8, got '" + s + "'");
+}
+
+const char* cpu_activations_name(CpuActivations a) { return a == CpuActivations::Exact ? "exact" : "int8"; }
+
 }  // namespace folio

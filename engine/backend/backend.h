@@ -67,14 +67,24 @@ public:
 
 enum class BackendKind { Auto, Cpu, Cuda };
 
+// How the CPU backend multiplies activations with quantized weights. Both modes are deterministic
+// and batch invariant (a sequence's bits do not depend on the batch around it).
+enum class CpuActivations {
+    // The default, for people: AWQ matmuls take plain int8 activations per group (as llama.cpp
+    // multiplies 4-bit weights with 8-bit activations); about 1e-2 of the logit range.
+    Int8,
+    // The oracle, for tests and references: activations split into three int8 parts whose products
+    // are exact (fp32-class, about 1e-6 relative); dense weights in fp32 arithmetic.
+    Exact,
+};
+
 struct BackendOptions {
     BackendKind kind = BackendKind::Auto;
     int num_threads = 0;  // CPU: 0 = all hardware threads
     int device = 0;       // CUDA device ordinal
     float gpu_memory_utilization = 0.90f;
-    // CPU, AWQ models: quantize activations to plain int8 per group (faster; changes results
-    // slightly). Off: activations are split into three int8 parts, which keeps fp32-class accuracy.
-    bool cpu_int8_activations = false;
+    // CPU: how activations meet the weights (see CpuActivations); the fast int8 mode unless asked.
+    CpuActivations cpu_activations = CpuActivations::Int8;
     // CUDA: the largest step the engine will build (activation buffers are sized for it up front,
     // as the KV pool gets what is left); the engine copies its EngineOptions values here.
     int max_num_batched_tokens = 2048;
@@ -86,5 +96,8 @@ struct BackendOptions {
 
 // Parses "auto", "cpu", "cuda"; throws folio::Error otherwise. (Making one: engine/backends.)
 BackendKind parse_backend_kind(const std::string& s);
+// Parses "int8", "exact" (the --cpu-activations flag); throws folio::Error otherwise.
+CpuActivations parse_cpu_activations(const std::string& s);
+const char* cpu_activations_name(CpuActivations a);
 
 }  // namespace folio

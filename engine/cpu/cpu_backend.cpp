@@ -69,16 +69,24 @@ public:
     CpuBackend(const Model& model, const BackendOptions& options)
         : model_(model), cfg_(model.config), pool_(options.num_threads), inv_freq_(rope_inv_freq(cfg_)) {
         cpu::kernels();  // an unusable FOLIO_CPU_ISA fails here, not in the middle of a step
-        act_parts_ = options.cpu_int8_activations ? 1 : 3;
-
+        act_parts_ = options.cpu_activations == CpuActivations::Exact ? 3 : 1;
         std::vector<const Linear*> order;
         for (const auto& L : model.weights.layers) {
             norms_.push_back({to_f32(L.input_norm), to_f32(L.post_attention_norm)});
             for (const Linear* l : {&L.q_proj, &L.k_proj, &L.v_proj, &L.o_proj, &L.gate_proj, &L.up_proj, &L.down_proj}) order.push_back(l);
         }
         order.push_back(&model.weights.lm_head);
+        // The int8 mode of a 4-bit model keeps its dense lm_head in 8 bits (a quarter of a decode
+        // step's bytes in fp16; llama.cpp's 4-bit mixes keep it in 6): multiplied by the same int8
+        // activations on the integer kernels, per group of the model's AWQ group size.
+        std::vector<int> q8_group(order.size(), 0);
+        const Linear& head = model.weights.lm_head;
+        const int g = model.config.quant.group_size;
+        if (act_parts_ == 1 && model.config.quant.method == QuantConfig::Method::Awq && head.kind == Linear::Kind::Dense &&
+            head.in % g == 0 && head.out % 8 == 0)
+            q8_group.back() = g;
         report(options.progress, "preparing weights for the CPU", 0, int64_t(order.size()), "matrices");
-        std::vector<cpu::PreparedLinear> prepared = cpu::prepare_linears(order, [&](size_t done, size_t total) {
+        std::vector<cpu::PreparedLinear> prepared = cpu::prepare_linears(order, q8_group, [&](size_t done, size_t total) {
             report(options.progress, "preparing weights for the CPU", int64_t(done), int64_t(total), "matrices");
         });
         for (size_t l = 0; l < model.weights.layers.size(); ++l) {
@@ -86,13 +94,14 @@ public:
             layers_.push_back({std::move(p[0]), std::move(p[1]), std::move(p[2]), std::move(p[3]), std::move(p[4]), std::move(p[5]), std::move(p[6])});
         }
         lm_head_ = std::move(prepared.back());
+        for (const auto& p : prepared) streamed_bytes_ += cpu::streamed_bytes(p);
         final_norm_ = to_f32(model.weights.final_norm);
     }
 
     std::string name() const override { return "cpu"; }
     std::string device_name() const override {
-        return cpu_model_name() + " (" + std::to_string(pool_.size()) + " threads, " + cpu::kernels().isa +
-               (act_parts_ == 1 ? ", int8 activations" : "") + ")";
+        return cpu_model_name() + " (" + std::to_string(pool_.size()) + " threads, " + (act_parts_ == 1 ? "int8" : "exact") +
+               " activations, " + cpu::kernels().isa + ")";
     }
 
     size_t kv_bytes_per_block(const KvLayout& layout) const override { return layout.bytes_per_block(sizeof(float)); }
@@ -138,7 +147,7 @@ public:
         statm >> pages >> resident;
         m.device_used = uint64_t(resident) * uint64_t(sysconf(_SC_PAGE_SIZE));
         m.device_total = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGE_SIZE));
-        m.weights = model_.weights.bytes_per_token;
+        m.weights = streamed_bytes_;  // the linears as this backend holds them (packed, 8-bit lm_head)
         m.kv_cache = uint64_t(layout_.num_blocks) * kv_bytes_per_block(layout_);
         return m;
     }
@@ -166,6 +175,7 @@ private:
     std::vector<LayerLinears> layers_;
     cpu::PreparedLinear lm_head_;
     int act_parts_ = 3;
+    uint64_t streamed_bytes_ = 0;
     cpu::QuantizedActs acts_;
     KvLayout layout_;
     std::vector<std::vector<float>> k_pool_, v_pool_;

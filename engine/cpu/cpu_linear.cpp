@@ -18,11 +18,20 @@ PreparedLinear prepare_linear(const Linear& l) {
     return p;
 }
 
-std::vector<PreparedLinear> prepare_linears(const std::vector<const Linear*>& in_step_order,
+uint64_t streamed_bytes(const PreparedLinear& p) {
+    if (p.kind == Linear::Kind::Awq) return uint64_t(p.awq.block_bytes) * uint64_t(p.awq.num_col_blocks);
+    return uint64_t(p.dense.rows) * uint64_t(p.dense.cols) * dtype_size(p.dense.dtype);
+}
+
+std::vector<PreparedLinear> prepare_linears(const std::vector<const Linear*>& in_step_order, const std::vector<int>& q8_group,
                                             const std::function<void(size_t done, size_t total)>& progress) {
+    const auto q8 = [&](size_t i) { return i < q8_group.size() && in_step_order[i]->kind == Linear::Kind::Dense ? q8_group[i] : 0; };
     size_t bytes = 0;
-    for (const Linear* l : in_step_order)
+    for (size_t i = 0; i < in_step_order.size(); ++i) {
+        const Linear* l = in_step_order[i];
         if (l->kind == Linear::Kind::Awq) bytes += WeightArena::slice_bytes(awq_packed_bytes(l->awq));
+        else if (q8(i) > 0) bytes += WeightArena::slice_bytes(q8_packed_bytes(l->dense, q8(i)));
+    }
     std::vector<PreparedLinear> out;
     out.reserve(in_step_order.size());
     if (bytes == 0) {
@@ -33,13 +42,20 @@ std::vector<PreparedLinear> prepare_linears(const std::vector<const Linear*>& in
         return out;
     }
     WeightArena arena(bytes);
-    for (const Linear* l : in_step_order) {
+    for (size_t i = 0; i < in_step_order.size(); ++i) {
+        const Linear* l = in_step_order[i];
         PreparedLinear p;
         p.kind = l->kind;
         p.in = l->in;
         p.out = l->out;
-        if (l->kind == Linear::Kind::Dense) p.dense = l->dense;
-        else p.awq = pack_awq(l->awq, arena);
+        if (q8(i) > 0) {
+            p.kind = Linear::Kind::Awq;  // runs on the integer kernels
+            p.awq = pack_q8(l->dense, q8(i), arena);
+        } else if (l->kind == Linear::Kind::Dense) {
+            p.dense = l->dense;
+        } else {
+            p.awq = pack_awq(l->awq, arena);
+        }
         out.push_back(std::move(p));
         if (progress) progress(out.size(), in_step_order.size());
     }

@@ -24,10 +24,14 @@ struct PreparedLinear {
 };
 
 PreparedLinear prepare_linear(const Linear& l);
+// Bytes a step reads of this linear as prepared (packed AWQ or 8-bit, or the dense matrix).
+uint64_t streamed_bytes(const PreparedLinear& p);
 // All of a model's linears at once, given in the order a step runs them: AWQ matrices are packed
-// into one WeightArena in that order, so that a step streams one range of huge pages.
-// `progress` (may be empty) hears (done, total) as each matrix is ready.
-std::vector<PreparedLinear> prepare_linears(const std::vector<const Linear*>& in_step_order,
+// into one WeightArena in that order, so that a step streams one range of huge pages. A dense linear
+// whose entry in `q8_group` is positive is quantized to 8 bits per weight with that group size
+// (pack_q8) and runs on the integer kernels; `q8_group` may be empty (none). `progress` (may be
+// empty) hears (done, total) as each matrix is ready.
+std::vector<PreparedLinear> prepare_linears(const std::vector<const Linear*>& in_step_order, const std::vector<int>& q8_group = {},
                                             const std::function<void(size_t done, size_t total)>& progress = {});
 
 struct LinearOut {

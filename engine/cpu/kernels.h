@@ -32,7 +32,8 @@ struct KernelTable {
     void (*awq_cols)(const AwqMatrix& w, int col_begin, int col_end, const float* x, int m, float* y);
     // sum a[i] * b[i] with the fixed 16-lane structure.
     float (*dot)(const float* a, const float* b, int n);
-    // y[t * ldy + o] for the columns of blocks [cb_begin, cb_end) of a packed AWQ matrix, t < m, from
+    // y[t * ldy + o] for the columns of blocks [cb_begin, cb_end) of a packed AWQ matrix (4-bit, or
+    // 8-bit from pack_q8), t < m, from
     // activations quantized with block = group size (act_quant.h). Integer sums per group, then the
     // fp32 epilogue in group order: bitwise the same for every m, row position and instruction set.
     void (*awq_int)(const AwqPacked& w, int cb_begin, int cb_end, const QuantizedActs& x, int m, float* y, int ldy);

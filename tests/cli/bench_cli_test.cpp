@@ -116,12 +116,17 @@ TEST(BenchCli, HumanTableAndSuites) {
         EXPECT_GT(row["fraction_of_read_bandwidth"].get<double>(), 0);
         EXPECT_DOUBLE_EQ(row["fraction_of_read_bandwidth"].get<double>(), row["fraction_rounds"][0].get<double>());
     }
-    // The opt-in int8 activations run the AWQ kernels end to end (their accuracy is tested in engine/cpu).
-    r = bench("--model " + folio::test::fixture_path("models/tiny-awq") +
-                  " --cpu-activations int8 --suite decode --rounds 1 --streams 2 --prefill-len 16 --decode-tokens 4 --bandwidth-mib 16 --json",
-              dir);
-    ASSERT_EQ(r.status, 0) << r.err;
-    EXPECT_GT(nlohmann::json::parse(r.out)["decode"][0]["tok_s"].get<double>(), 0);
+    // Both activation modes run the AWQ kernels end to end (their accuracy is tested in engine/cpu);
+    // the device line names the mode, int8 by default.
+    for (const char* mode : {"", " --cpu-activations exact"}) {
+        r = bench("--model " + folio::test::fixture_path("models/tiny-awq") + mode +
+                      " --backend cpu --suite decode --rounds 1 --streams 2 --prefill-len 16 --decode-tokens 4 --bandwidth-mib 16 --json",
+                  dir);
+        ASSERT_EQ(r.status, 0) << r.err;
+        const auto j = nlohmann::json::parse(r.out);
+        EXPECT_GT(j["decode"][0]["tok_s"].get<double>(), 0);
+        EXPECT_NE(j["device"].get<std::string>().find(*mode ? "exact activations" : "int8 activations"), std::string::npos) << j["device"];
+    }
     r = bench("--model " + model() + " --suite compare --num-requests 4 --input-len 8 --output-len 4 --static-batch-size 2 --json", dir);
     ASSERT_EQ(r.status, 0) << r.err;
     const auto c = nlohmann::json::parse(r.out);

@@ -30,12 +30,13 @@ void expect_one_line_error(const CliResult& r, const std::string& needle) {
     EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
 }
 
+// The fixtures' ids come from an independent fp32-class implementation: the CPU backend's exact mode.
 void check_expected_greedy(const std::string& model) {
     const std::string dir = fixture_path("models/" + model);
     const json expected = json::parse(read_file(dir + "/expected_greedy.json"));
     for (const auto& c : expected["cases"]) {
-        const json j = generate_json({"--model", dir, "--raw", "--prompt", c["prompt"].get<std::string>(), "--max-tokens",
-                                      std::to_string(c["ids"].size())});
+        const json j = generate_json({"--model", dir, "--cpu-activations", "exact", "--raw", "--prompt", c["prompt"].get<std::string>(),
+                                      "--max-tokens", std::to_string(c["ids"].size())});
         EXPECT_EQ(j["prompt_ids"], c["prompt_ids"]);
         EXPECT_EQ(j["ids"], c["ids"]);
         EXPECT_EQ(j["text"], c["text"]);
@@ -84,8 +85,8 @@ TEST(GenerateCommand, StopStringEndsTheTextBeforeIt) {
 }
 
 TEST(GenerateCommand, StreamsPlainTextWithoutJson) {
-    const CliResult r = run_cli({"generate", "--backend", "cpu", "--model", fixture_path("models/stories260K"), "--raw", "--prompt",
-                                 "Once upon a time", "--max-tokens", "64"});
+    const CliResult r = run_cli({"generate", "--backend", "cpu", "--cpu-activations", "exact", "--model", fixture_path("models/stories260K"),
+                                 "--raw", "--prompt", "Once upon a time", "--max-tokens", "64"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const json expected = json::parse(read_file(fixture_path("models/stories260K/expected_greedy.json")));
     EXPECT_EQ(r.out, expected["cases"][0]["text"].get<std::string>());
@@ -113,11 +114,12 @@ TEST(GenerateCommand, DummyModelRuns) {
     EXPECT_EQ(j["prompt_ids"].size(), 3u);  // BOS + two bytes of the byte tokenizer
 }
 
-// Bad usage: exit 2, nothing on stdout, the message on stderr's first line and the usage after it.
-void expect_usage_error(const CliResult& r, const std::string& needle) {
+// Bad usage: exit 2, nothing on stdout, the message on stderr's first line and the command's usage
+// after it.
+void expect_usage_error(const CliResult& r, const std::string& needle, const std::string& command = "generate") {
     EXPECT_EQ(r.exit_code, 2);
     EXPECT_TRUE(r.out.empty()) << r.out;
-    const size_t usage = r.err.find("\n\nusage: folio-cli generate ");
+    const size_t usage = r.err.find("\n\nusage: folio-cli " + command + " ");
     ASSERT_NE(usage, std::string::npos) << r.err;
     EXPECT_NE(r.err.substr(0, usage).rfind(needle), std::string::npos) << r.err;
 }
@@ -129,9 +131,33 @@ TEST(GenerateCommand, BadUsageExitsTwoWithTheUsage) {
     expect_usage_error(run_cli({"generate", "--model", "dummy:tiny", "--prompt", "x", "--max-tokens", "many"}), "integer");
     expect_usage_error(run_cli({"generate", "--model", "dummy:tiny", "--prompt", "x", "--max-tokens", "0"}), "--max-tokens must be positive");
     expect_usage_error(run_cli({"generate", "--model", "dummy:tiny", "--prompt", "x", "--backend", "tpu"}), "unknown backend 'tpu'");
+    expect_usage_error(run_cli({"generate", "--model", "dummy:tiny", "--prompt", "x", "--cpu-activations", "fp8"}),
+                       "--cpu-activations takes one of int8, exact; got 'fp8'");
     expect_usage_error(run_cli({"generate", "--model", "dummy:tiny", "--prompt", "x", "--top-p", "0"}), "--top-p");
     expect_usage_error(run_cli({"generate", "--model", "dummy:tiny", "--prompt", "x", "--raw", "--system", "s"}), "cannot be combined with --raw");
     expect_usage_error(run_cli({"generate", "--model", "dummy:tiny", "--prompt", "x", "stray"}), "unexpected argument 'stray'");
+}
+
+// folio-cli export: a dummy model written as a folder runs as a checkpoint; bad flags are bad usage
+// (exit 2 with the usage), a folder in use or a shape it cannot quantize one clear line (exit 1).
+TEST(ExportCommand, WritesAFolderThatRunsAndRefusesBadFlags) {
+    TempDir t;
+    const std::string tok = fixture_path("tokenizers/llama2");
+    const CliResult ok = run_cli({"export", "--model", "dummy:tiny", "--out", t.file("tiny"), "--tokenizer", tok});
+    ASSERT_EQ(ok.exit_code, 0) << ok.err;
+    const json j = generate_json({"--model", t.file("tiny"), "--raw", "--prompt", "hi", "--max-tokens", "2", "--ignore-eos"});
+    EXPECT_EQ(j["ids"].size(), 2u);
+    expect_usage_error(run_cli({"export", "--model", "dummy:tiny", "--out", t.file("x"), "--tokenizer", tok, "--format", "zip"}),
+                       "--format takes float or awq", "export");
+    expect_usage_error(run_cli({"export", "--model", "dummy:tiny", "--out", t.file("x")}), "--tokenizer is required", "export");
+    expect_usage_error(run_cli({"export", "--model", "dummy:tiny", "--out", t.file("x"), "--tokenizer", tok, "--format", "awq",
+                                "--group-size", "48"}),
+                       "--group-size takes 32, 64 or 128", "export");
+    expect_usage_error(run_cli({"export", "--model", "dummy:tiny", "--out", t.file("x"), "--tokenizer", tok, "stray"}),
+                       "unexpected argument 'stray'", "export");
+    expect_one_line_error(run_cli({"export", "--model", "dummy:tiny", "--out", t.file("tiny"), "--tokenizer", tok}), "not an empty folder");
+    expect_one_line_error(run_cli({"export", "--model", "dummy:tiny", "--out", t.file("y"), "--tokenizer", tok, "--format", "awq"}),
+                          "cannot be quantized with group size 128");
 }
 
 TEST(GenerateCommand, ErrorsAreOneClearLine) {

@@ -110,7 +110,7 @@ TEST(CliTokenizerJson, GenerateOnALlama3Folder) {
     const auto c = nlohmann::json::parse(read_file(dir + "/expected_greedy.json")).at("cases").at(0);
     const CliResult r = run_cli({"generate", "--model", dir, "--prompt", c.at("prompt").get<std::string>(), "--raw",
                                  "--temperature", "0", "--max-tokens", std::to_string(c.at("steps").get<int>()),
-                                 "--backend", "cpu", "--json"});
+                                 "--backend", "cpu", "--cpu-activations", "exact", "--json"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto out = nlohmann::json::parse(r.out);
     EXPECT_EQ(out.at("prompt_ids"), c.at("prompt_ids"));

@@ -236,7 +236,7 @@ done < <(grep -oE '\[ parity \] .*' "$out/gpu_tests.log")
 cli=$build/app/cli/folio-cli
 gen=(generate --model "$fixtures/models/stories260K" --prompt "Once upon a time" --max-tokens 24 --raw --temperature 0 --json)
 if limited 60 "$cli" "${gen[@]}" --backend cuda >"$out/cli_cuda.json" 2>"$out/cli_cuda.log" &&
-   limited 60 "$cli" "${gen[@]}" --backend cpu >"$out/cli_cpu.json" 2>"$out/cli_cpu.log"; then
+   limited 60 "$cli" "${gen[@]}" --backend cpu --cpu-activations exact >"$out/cli_cpu.json" 2>"$out/cli_cpu.log"; then
   ids_cuda=$(grep -oE '"ids": *\[[^]]*\]' "$out/cli_cuda.json"); ids_cpu=$(grep -oE '"ids": *\[[^]]*\]' "$out/cli_cpu.json")
   if [ "$ids_cuda" = "$ids_cpu" ]; then row "folio-cli generate cuda vs cpu" PASS "same 24 greedy tokens (stories260K)"
   else row "folio-cli generate cuda vs cpu" INFO "greedy tokens differ (near-tie?): cli_cuda.json, cli_cpu.json"; fi

@@ -39,6 +39,13 @@ Fixture load(const std::string& name) {
     return {test::load_weights_only(dir), nlohmann::json::parse(test::read_file(dir + "/expected_greedy.json"))};
 }
 
+// The CPU reference every kernel is checked against: its exact mode (the default is the fast int8 mode).
+BackendOptions exact_cpu_options() {
+    BackendOptions o;
+    o.cpu_activations = CpuActivations::Exact;
+    return o;
+}
+
 using test::HandWrittenKernelsOnly;
 using test::ScopedEnv;
 
@@ -132,7 +139,7 @@ void run_both(Backend& gpu, Backend& cpu, const ForwardBatch& b, int vocab, Agre
 Agreement teacher_forced(const Fixture& f, int prefill_chunk, const BackendOptions& options) {
     const Model& m = *f.model;
     auto gpu = make_cuda_backend(m, options);
-    auto cpu = make_cpu_backend(m, BackendOptions{});
+    auto cpu = make_cpu_backend(m, exact_cpu_options());
     const KvLayout layout = layout_for(m);
     gpu->allocate_kv(layout);
     cpu->allocate_kv(layout);
@@ -214,7 +221,7 @@ TEST(CudaBackend, TinyAwqStepsTakeEachAwqPathOfTheDefaultPolicyAndMatchTheCpu) {
     BackendOptions o = small_options(false);
     o.max_num_batched_tokens = 512;
     auto gpu = make_cuda_backend(m, o);
-    auto cpu = make_cpu_backend(m, BackendOptions{});
+    auto cpu = make_cpu_backend(m, exact_cpu_options());
     gpu->allocate_kv(layout_for(m));
     cpu->allocate_kv(layout_for(m));
     std::vector<std::vector<int>> seqs(8);
@@ -312,7 +319,7 @@ TEST(CudaBackend, SlidingWindowMatchesAWindowedReferenceModel) {
     const std::vector<float> plain = test::windowed_reference_logits(m, seq, 0);
     const std::vector<float> windowed = test::windowed_reference_logits(m, seq, window);
     {
-        auto cpu = make_cpu_backend(m, BackendOptions{});
+        auto cpu = make_cpu_backend(m, exact_cpu_options());
         cpu->allocate_kv(layout_for(m));
         std::vector<float> lc;
         cpu->forward(make_batch({&seq}, {scattered_table(0, 1, 64, 64)}, {{0, 0, n}}), lc);
@@ -397,7 +404,7 @@ cuda::LinearPathCounts mixed_batches_match_the_cpu_sequence_by_sequence(const ch
     const Fixture f = load("stories260K");
     const Model& m = *f.model;
     auto gpu = make_cuda_backend(m, small_options());
-    auto cpu = make_cpu_backend(m, BackendOptions{});
+    auto cpu = make_cpu_backend(m, exact_cpu_options());
     gpu->allocate_kv(layout_for(m));
     cpu->allocate_kv(layout_for(m));
     // Three sequences interleaved in one pool: prefill chunks and decodes in the same steps.
@@ -627,7 +634,7 @@ TEST(CudaBackend, TwoHundredFiftySixSequencesDecodeThroughGraphs) {
         sample.push_back(decode[size_t(s)]);
         cpu_pre.push_back(pre[size_t(s)]);
     }
-    auto cpu = make_cpu_backend(m, BackendOptions{});
+    auto cpu = make_cpu_backend(m, exact_cpu_options());
     cpu->allocate_kv(layout);
     cpu->forward(make_batch(ptrs, tables, cpu_pre), logits);
     Agreement a;
@@ -646,7 +653,7 @@ TEST(CudaBackend, ContextsUpToTheModelMaximum) {
         ScopedEnv partitions("FOLIO_CUDA_PARTITION_SIZE", "16");
         gpu = make_cuda_backend(m, small_options());
     }
-    auto cpu = make_cpu_backend(m, BackendOptions{});
+    auto cpu = make_cpu_backend(m, exact_cpu_options());
     gpu->allocate_kv(layout_for(m, 40));
     cpu->allocate_kv(layout_for(m, 40));
     std::vector<int> seq;

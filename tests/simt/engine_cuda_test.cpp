@@ -22,6 +22,7 @@ namespace {
 
 EngineOptions small_engine() {
     EngineOptions o;
+    o.backend.cpu_activations = CpuActivations::Exact;  // the CPU engine is the reference
     o.block_size = 16;
     o.num_kv_blocks = 4;            // small: the cancelled requests' blocks must be reused
     o.max_num_seqs = 4;

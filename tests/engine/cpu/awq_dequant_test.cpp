@@ -64,8 +64,8 @@ TEST(AwqPath, MatchesDequantizedCheckpoint) {
     }
     EXPECT_EQ(replaced, 7 * awq->config.num_layers);
 
-    auto b_awq = make_cpu_backend(*awq, {});
-    auto b_dense = make_cpu_backend(*dense, {});
+    auto b_awq = make_cpu_backend(*awq, test::exact_cpu());
+    auto b_dense = make_cpu_backend(*dense, test::exact_cpu());
     const std::vector<int32_t> tokens = {1, 15043, 23072, 10235, 13833, 22578, 14027, 14027, 346, 4942, 21405, 29871, 13,
                                          450, 4996, 17354, 1701, 29916, 432, 17204};
     const auto a = all_logits(*b_awq, *awq, tokens);

@@ -4,6 +4,7 @@
 // or instruction set.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <random>
@@ -207,6 +208,88 @@ TEST(AwqIntKernel, MatchesReferenceAndIsBitwiseStable) {
                 }
             }
         }
+        }
+    }
+}
+
+// 8-bit weights (pack_q8, the int8 mode's lm_head): the pack holds round(w / s) with s = fp16(max|w| /
+// 127) per output and group, and the kernel gives the same exact-integer results on every
+// instruction set, for every batch size, row position and column split.
+struct RandomDense {
+    std::vector<uint16_t> w;
+    DenseMatrix m;
+    RandomDense(int in, int out, uint32_t seed) : w(size_t(in) * size_t(out)) {
+        std::mt19937 rng(seed);
+        std::normal_distribution<float> nd(0.0f, 0.02f);
+        for (auto& v : w) v = f32_to_f16(nd(rng));
+        for (int i = 0; i < in; ++i) w[size_t(i)] = 0;  // an all-zero group of output 0
+        m = DenseMatrix{DType::F16, out, in, w.data()};
+    }
+    float at(int i, int o) const { return f16_to_f32(w[size_t(o) * m.cols + i]); }
+};
+
+TEST(Q8Packed, HoldsTheRoundedWeights) {
+    for (auto [in, out, g] : {std::tuple{32, 8, 32}, {128, 40, 64}, {256, 48, 128}}) {
+        RandomDense d(in, out, uint32_t(in + out));
+        const AwqPacked p = pack_q8(d.m, g);
+        EXPECT_EQ(p.bits, 8);
+        for (int o = 0; o < out; ++o)
+            for (int gi = 0; gi < in / g; ++gi) {
+                float amax = 0;
+                for (int i = gi * g; i < (gi + 1) * g; ++i) amax = std::max(amax, std::fabs(d.at(i, o)));
+                ASSERT_EQ(packed_scale(p, gi, o), f32_to_f16(amax / 127.0f));
+                ASSERT_EQ(packed_zero(p, gi, o), 128);
+                const float s = f16_to_f32(packed_scale(p, gi, o));
+                for (int i = gi * g; i < (gi + 1) * g; ++i) {
+                    const float want = s > 0 ? std::clamp(std::nearbyint(d.at(i, o) / s), -127.0f, 127.0f) : 0.0f;
+                    ASSERT_EQ(packed_q(p, i, o) - 128, int(want)) << "in " << i << " out " << o;
+                }
+            }
+    }
+    EXPECT_THROW(pack_q8(RandomDense(48, 8, 1).m, 32), Error);
+}
+
+TEST(Q8IntKernel, MatchesReferenceAndIsBitwiseStable) {
+    std::mt19937 rng(12);
+    std::normal_distribution<float> nd;
+    for (auto [in, out, g] : {std::tuple{32, 8, 32}, {192, 56, 64}, {384, 136, 128}}) {
+        RandomDense d(in, out, uint32_t(in * 3 + out));
+        const AwqPacked p = pack_q8(d.m, g);
+        for (int m : {1, 7, 21}) {
+            std::vector<float> x(size_t(m) * in);
+            for (auto& v : x) v = nd(rng);
+            for (int parts : {1, 3}) {
+                QuantizedActs q;
+                quantize_acts(x.data(), m, in, g, parts, q);
+                std::vector<double> ref(size_t(m) * out, 0.0);
+                double scale = 0;
+                for (int t = 0; t < m; ++t)
+                    for (int o = 0; o < out; ++o) {
+                        for (int i = 0; i < in; ++i) {
+                            double xh = 0, unit = 1;
+                            for (int pp = 0; pp < parts; ++pp, unit /= 128) xh += q.at(t, pp, i) * unit;
+                            xh *= q.scale[size_t(t) * q.blocks_per_row + i / g];
+                            const double w = double(packed_q(p, i, o) - 128) * f16_to_f32(packed_scale(p, i / g, o));
+                            ref[size_t(t) * out + o] += w * xh;
+                        }
+                        scale = std::max(scale, std::fabs(ref[size_t(t) * out + o]));
+                    }
+                std::vector<float> first;
+                for (const KernelTable* k : tables()) {
+                    std::vector<float> y(size_t(m) * out, NAN);
+                    k->awq_int(p, 0, p.num_col_blocks, q, m, y.data(), out);
+                    for (size_t i = 0; i < y.size(); ++i) ASSERT_NEAR(y[i], ref[i], 1e-5 * scale) << k->isa << " in " << in << " parts " << parts;
+                    if (first.empty()) first = y;
+                    EXPECT_EQ(std::memcmp(first.data(), y.data(), y.size() * sizeof(float)), 0) << k->isa << " differs from generic";
+                    for (int t = 0; t < m; ++t) {
+                        QuantizedActs one;
+                        quantize_acts(x.data() + size_t(t) * in, 1, in, g, parts, one);
+                        std::vector<float> y1(static_cast<size_t>(out));
+                        for (int cb = 0; cb < p.num_col_blocks; ++cb) k->awq_int(p, cb, cb + 1, one, 1, y1.data(), out);
+                        EXPECT_EQ(std::memcmp(y1.data(), y.data() + size_t(t) * out, size_t(out) * sizeof(float)), 0) << k->isa << " row " << t;
+                    }
+                }
+            }
         }
     }
 }

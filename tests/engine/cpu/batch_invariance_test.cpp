@@ -1,5 +1,5 @@
 // The CPU backend's results for a sequence do not depend on the batch around it, nor on how its
-// prompt is chunked: logits are compared bit for bit.
+// prompt is chunked, in either activation mode: logits are compared bit for bit.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -20,10 +20,12 @@ namespace {
 using Seq = test::PagedSeq;
 
 
-void check(const std::string& fixture) {
+void check(const std::string& fixture, CpuActivations mode) {
     auto m = test::load_weights_only(test::fixture_path("models/" + fixture));
     const int vocab = m->config.vocab_size;
-    auto backend = make_cpu_backend(*m, {});
+    BackendOptions options;
+    options.cpu_activations = mode;
+    auto backend = make_cpu_backend(*m, options);
     KvLayout layout{m->config.num_layers, m->config.num_kv_heads, m->config.head_dim, 16, 64};
     backend->allocate_kv(layout);
 
@@ -66,8 +68,10 @@ void check(const std::string& fixture) {
     }
 }
 
-TEST(BatchInvariance, Stories260K) { check("stories260K"); }
-TEST(BatchInvariance, TinyAwq) { check("tiny-awq"); }
+TEST(BatchInvariance, Stories260K) { check("stories260K", CpuActivations::Exact); }
+TEST(BatchInvariance, TinyAwq) { check("tiny-awq", CpuActivations::Exact); }
+TEST(BatchInvariance, Stories260KInt8) { check("stories260K", CpuActivations::Int8); }
+TEST(BatchInvariance, TinyAwqInt8) { check("tiny-awq", CpuActivations::Int8); }
 
 // Every instruction-set variant of the kernels computes the very same numbers.
 TEST(Kernels, EveryIsaAgreesBitForBit) {

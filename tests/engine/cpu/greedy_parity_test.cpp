@@ -55,8 +55,7 @@ void check_fixture(const std::string& name, int prefill_chunk) {
     const std::string dir = test::fixture_path("models/" + name);
     const auto expected = nlohmann::json::parse(test::read_file(dir + "/expected_greedy.json"));
     auto model = test::load_weights_only(dir);
-    BackendOptions opts;
-    auto backend = make_cpu_backend(*model, opts);
+    auto backend = make_cpu_backend(*model, test::exact_cpu());
     ASSERT_FALSE(expected["cases"].empty());
     for (const auto& c : expected["cases"]) {
         const auto prompt = c["prompt_ids"].get<std::vector<int>>();

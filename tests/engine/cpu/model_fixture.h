@@ -3,6 +3,7 @@
 #include <memory>
 #include <string>
 
+#include "engine/backend/backend.h"
 #include "engine/model/checkpoint.h"
 #include "engine/model/model.h"
 #include "engine/model/weights_loader.h"
@@ -17,6 +18,14 @@ inline std::unique_ptr<Model> load_weights_only(const std::string& dir) {
     Checkpoint ck(dir);
     m->weights = load_weights(ck, m->config);
     return m;
+}
+
+// The CPU backend's exact mode: what every comparison with a fixture or a reference asks for (the
+// default is the fast int8 mode).
+inline BackendOptions exact_cpu() {
+    BackendOptions o;
+    o.cpu_activations = CpuActivations::Exact;
+    return o;
 }
 
 }  // namespace folio::test

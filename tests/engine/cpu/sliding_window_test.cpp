@@ -93,7 +93,7 @@ std::vector<std::vector<float>> backend_logits(Model& m, std::optional<int> wind
                                                const std::string& architecture = "MistralForCausalLM") {
     m.config.architecture = architecture;
     m.config.sliding_window = window;
-    auto backend = make_cpu_backend(m, {});
+    auto backend = make_cpu_backend(m, test::exact_cpu());
     backend->allocate_kv(KvLayout{m.config.num_layers, m.config.num_kv_heads, m.config.head_dim, 16, 32});
     return test::run_chunked(*backend, m.config.vocab_size, seqs, chunk);
 }

@@ -35,7 +35,9 @@ enum cublasStatus_t {
     CUBLAS_STATUS_LICENSE_ERROR = 16,
 };
 
-enum cublasOperation_t { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1, CUBLAS_OP_C = 2, CUBLAS_OP_CONJG = 3 };
+// A fixed underlying type: a caller may pass any int (the real C API takes whatever it is given), and
+// the harness must refuse a bad value, not be undefined behaviour for holding it.
+enum cublasOperation_t : int { CUBLAS_OP_N = 0, CUBLAS_OP_T = 1, CUBLAS_OP_C = 2, CUBLAS_OP_CONJG = 3 };
 
 // library_types.h: the element types a cuBLAS call names (the ones a GEMM could name, so that a
 // call with another type compiles and is refused at run time with NOT_SUPPORTED).

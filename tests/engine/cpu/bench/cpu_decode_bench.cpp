@@ -1,7 +1,7 @@
 // A developer benchmark of the CPU backend (not a test, not in ctest): weight bytes per token, decode
 // tokens/s at several stream counts, prefill tokens/s, and the read bandwidth of a sum-reduction over
 // 1 GiB with all cores in the same run.
-//   cpu_decode_bench [MODEL=dummy:llama-0.8b-awq] [--steps N] [--prefill N] [--streams 1,4,16] [--int8]
+//   cpu_decode_bench [MODEL=dummy:llama-0.8b-awq] [--steps N] [--prefill N] [--streams 1,4,16] [--exact] (default: int8 activations)
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -48,7 +48,7 @@ double read_bandwidth(folio::ThreadPool& pool) {
 struct Stream { std::vector<int32_t> blocks; int len = 0; };
 
 const char* kUsage =
-    "usage: cpu_decode_bench [MODEL] [--steps N] [--prefill N] [--streams 1,4,16] [--threads N] [--int8]\n"
+    "usage: cpu_decode_bench [MODEL] [--steps N] [--prefill N] [--streams 1,4,16] [--threads N] [--exact]\n"
     "\n"
     "The CPU backend alone: weight bytes per token, decode tokens/s at each stream count, prefill\n"
     "tokens/s, and the read bandwidth of this machine in the same run. MODEL: a folder or dummy:NAME\n"
@@ -58,7 +58,7 @@ const char* kUsage =
     "  --prefill N     prompt tokens of the prefill measurement (default 512)\n"
     "  --streams LIST  stream counts, comma-separated (default 1,4,16)\n"
     "  --threads N     CPU threads (default: all)\n"
-    "  --int8          plain int8 activations instead of the exact three-part mode\n";
+    "  --exact         the exact three-part mode instead of plain int8 activations (the default)\n";
 
 int positive(const folio::cli::Args& args, const char* name, int fallback) {
     const int v = args.get_int(name, fallback);
@@ -67,7 +67,7 @@ int positive(const folio::cli::Args& args, const char* name, int fallback) {
 }
 
 int run(int argc, char** argv) {
-    const folio::cli::Args args(argc, argv, 1, {"steps", "prefill", "threads", "streams"}, {"int8"});
+    const folio::cli::Args args(argc, argv, 1, {"steps", "prefill", "threads", "streams"}, {"exact"});
     if (args.positional().size() > 1) throw folio::cli::UsageError("one MODEL at most, got '" + args.positional()[1] + "' too");
     const std::string spec = args.positional().empty() ? "dummy:llama-0.8b-awq" : args.positional()[0];
     const int steps = positive(args, "steps", 16), prefill = positive(args, "prefill", 512);
@@ -83,7 +83,7 @@ int run(int argc, char** argv) {
     folio::BackendOptions bo;
     bo.kind = folio::BackendKind::Cpu;
     bo.num_threads = args.get_int("threads", 0);
-    bo.cpu_int8_activations = args.has("int8");
+    if (args.has("exact")) bo.cpu_activations = folio::CpuActivations::Exact;
     auto model = folio::load_model(spec);
     auto backend = folio::make_backend(*model, bo);
     const auto& c = model->config;

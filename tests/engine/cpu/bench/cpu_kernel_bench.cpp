@@ -2,7 +2,9 @@
 // of a model for m rows, grouped as a decode step groups them, timed against the read bandwidth of
 // folio-bench (the same sum-reduction, the same run), so that a kernel's efficiency can be told
 // apart from the rest of a step.
-//   cpu_kernel_bench [MODEL=dummy:llama-0.8b-awq] [--m 1] [--reps 5] [--threads N] [--int8]
+// It also measures this machine's compute roofs (VPDPBUSD, VDPBF16PS, VFMADD231PS per second) and
+// sets each group against the one its kernel runs on.
+//   cpu_kernel_bench [MODEL=dummy:llama-0.8b-awq] [--m 1] [--reps 5] [--threads N] [--exact]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -18,7 +20,7 @@
 #include "engine/cpu/kernels.h"
 #include "engine/model/dummy_model.h"
 #include "engine/model/model.h"
-#include "tests/engine/cpu/bench/vnni_peak.h"
+#include "tests/engine/cpu/bench/compute_peak.h"
 
 namespace {
 
@@ -30,30 +32,31 @@ uint64_t linear_bytes(const folio::Linear& l) {
     return uint64_t(l.in) * uint64_t(l.out) / 2 + uint64_t(l.in / l.awq.group_size) * uint64_t(l.out) * 5 / 2;
 }
 
-// 512-bit VPDPBUSD the integer AWQ kernel issues per token (AVX-512 VNNI): two per part for every
-// 64-byte row of 16 columns x 8 inputs.
+// 512-bit instructions the kernel issues per token: for AWQ (AVX-512 VNNI) two VPDPBUSD per part
+// for every 64-byte row of 16 columns x 8 inputs; for dense weights one VFMADD231PS per 16 weights.
 uint64_t linear_products(const folio::Linear& l, int parts) {
-    if (l.kind == folio::Linear::Kind::Dense) return 0;
+    if (l.kind == folio::Linear::Kind::Dense) return uint64_t(l.in) * uint64_t(l.out) / 16;
     return uint64_t(parts) * 2 * uint64_t(l.in / 8) * uint64_t((l.out + 15) / 16);
 }
 
 const char* kUsage =
-    "usage: cpu_kernel_bench [MODEL] [--m 1] [--reps 5] [--threads N] [--int8]\n"
+    "usage: cpu_kernel_bench [MODEL] [--m 1] [--reps 5] [--threads N] [--exact]\n"
     "\n"
     "Every linear of MODEL (default dummy:llama-0.8b-awq) for m rows, grouped as a decode step groups\n"
-    "them, timed against this machine's read bandwidth and int8 compute roof in the same run.\n"
+    "them, timed against this machine's read bandwidth and compute roofs (VPDPBUSD, VDPBF16PS,\n"
+    "VFMADD231PS) in the same run.\n"
     "\n"
     "  --m N        rows (tokens) per matmul (default 1)\n"
     "  --reps N     repetitions, median reported (default 5)\n"
     "  --threads N  CPU threads (default: all)\n"
-    "  --int8       plain int8 activations instead of the exact three-part mode\n";
+    "  --exact      the exact three-part mode instead of plain int8 activations (the default)\n";
 
 int run(int argc, char** argv) {
-    const folio::cli::Args args(argc, argv, 1, {"m", "reps", "threads"}, {"int8"});
+    const folio::cli::Args args(argc, argv, 1, {"m", "reps", "threads"}, {"exact"});
     if (args.positional().size() > 1) throw folio::cli::UsageError("one MODEL at most, got '" + args.positional()[1] + "' too");
     const std::string spec = args.positional().empty() ? "dummy:llama-0.8b-awq" : args.positional()[0];
     const int m = args.get_int("m", 1), reps = args.get_int("reps", 5), threads = args.get_int("threads", 0);
-    const int parts = args.has("int8") ? 1 : 3;
+    const int parts = args.has("exact") ? 3 : 1;
     if (m < 1 || reps < 1 || threads < 0) throw folio::cli::UsageError("--m and --reps must be positive, --threads at least 0");
     auto model = folio::load_model(spec);
     folio::ThreadPool pool(threads);
@@ -81,6 +84,7 @@ int run(int argc, char** argv) {
     }
     groups[4].w.push_back(std::move(prepared.back()));
     groups[4].bytes = linear_bytes(model->weights.lm_head);
+    groups[4].products = linear_products(model->weights.lm_head, parts);
     for (auto& g : groups)
         for (const auto& w : g.w) g.y.emplace_back(size_t(m) * size_t(w.out));
     std::vector<float> x(size_t(m) * size_t(std::max(c.hidden_size, c.intermediate_size)));
@@ -130,12 +134,22 @@ int run(int argc, char** argv) {
     std::printf("%s on %d threads (%s), m = %d, %d parts; read bandwidth %.2f GB/s (median of %zu, min %.2f, max %.2f)\n", spec.c_str(),
                 pool.size(), isa.c_str(), m, parts, median(read), read.size(), *std::min_element(read.begin(), read.end()),
                 *std::max_element(read.begin(), read.end()));
-    // The compute roof applies where the VNNI kernel runs: everywhere on AVX-512, below the AMX
-    // path's batch size on AMX.
-    const double peak = isa == "avx512" || (isa == "amx" && m < 8) ? folio::bench::vnni_peak_per_second(pool) : 0.0;
-    if (peak > 0) std::printf("VNNI peak %.2f G VPDPBUSD/s on %d threads (12 independent 512-bit products per iteration)\n", peak / 1e9, pool.size());
+    // The roofs: VNNI where the AWQ kernel runs on it (everywhere on AVX-512, below the AMX path's
+    // batch size on AMX), FMA for the dense kernels; BF16 for reference (what a bf16 kernel could do).
+    using folio::bench::PeakOp;
+    double peaks[3] = {};
+    if (isa == "avx512" || isa == "amx") {
+        for (PeakOp op : {PeakOp::Vpdpbusd, PeakOp::Vdpbf16ps, PeakOp::Vfmadd231ps}) {
+            const double p = folio::bench::peak_per_second(op, pool);
+            peaks[int(op)] = p;
+            if (p > 0)
+                std::printf("%-11s peak %6.2f G/s on %d threads = %7.1f G products/s (24 independent 512-bit accumulators)\n",
+                            folio::bench::peak_op_name(op), p / 1e9, pool.size(), p * folio::bench::peak_op_products(op) / 1e9);
+        }
+    }
+    const bool vnni_roof = isa == "avx512" || (isa == "amx" && m < 8);
     std::printf("  %-8s %8s %10s %9s %-37s %s\n", "group", "MB", "ms (med)", "GB/s", "of read bw (median of paired ratios)",
-                peak > 0 ? "of VNNI peak" : "");
+                peaks[2] > 0 ? "of its kernel's peak (VNNI or FMA)" : "");
     uint64_t all = 0;
     for (size_t gi = 0; gi <= groups.size(); ++gi) {
         const bool total = gi == groups.size();
@@ -145,7 +159,9 @@ int run(int argc, char** argv) {
         all += total ? 0 : groups[gi].bytes;
         const double s = median(secs[gi]);
         std::printf("  %-8s %8.1f %10.3f %9.2f %6.1f%%", total ? "all" : groups[gi].name, bytes / 1e6, s * 1e3, bytes / s / 1e9, 100.0 * median(frac[gi]));
-        if (peak > 0 && products > 0) std::printf("%38s%5.1f%%", "", 100.0 * double(products) * m / s / peak);
+        const bool dense = !total && groups[gi].w[0].kind == folio::Linear::Kind::Dense;
+        const double peak = dense ? peaks[int(PeakOp::Vfmadd231ps)] : vnni_roof ? peaks[int(PeakOp::Vpdpbusd)] : 0.0;
+        if (peak > 0 && products > 0) std::printf("%38s%5.1f%% %s", "", 100.0 * double(products) * m / s / peak, dense ? "FMA" : "VNNI");
         std::printf("\n");
     }
     if (FILE* f = std::fopen("/proc/self/smaps_rollup", "r")) {

@@ -45,7 +45,7 @@ for t in "${targets[@]}"; do
     result="FAILED (exit $rc; see $logs/$t.log)"
     failed=1
   fi
-  rate=$(awk -v n="${execs:-0}" -v s="$secs" 'BEGIN { printf "%.0f", s > 0 ? n / s : 0 }')
+  rate=$(awk -v n="${execs:-0}" -v s="$secs" 'BEGIN { printf "%.0f", (s > 0 ? n / s : 0) }')
   printf '%-22s %12s %9s %9s %8s %10s  %s\n' "$t" "${execs:-?}" "$secs" "$rate" "$corpus" "${cov:-?}" "$result"
 done
 exit $failed

@@ -144,7 +144,7 @@ TEST(BenchCli, BadArgumentsAndFailedRequestsAreReportedClearly) {
     EXPECT_NE(r.err.find("\n\nusage: folio-bench"), std::string::npos) << r.err;
     r = bench("--model " + model() + " --cpu-activations fp8", dir);
     EXPECT_EQ(r.status, 2);
-    EXPECT_NE(r.err.find("--cpu-activations takes exact or int8"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("--cpu-activations takes one of int8, exact; got 'fp8'"), std::string::npos) << r.err;
     r = bench("--model " + model() + " --input-len 5:2", dir);
     EXPECT_EQ(r.status, 2);
     EXPECT_NE(r.err.find("MAX below MIN"), std::string::npos) << r.err;

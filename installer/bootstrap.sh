@@ -21,6 +21,7 @@ packages=(
   build-essential cmake ninja-build ccache pkg-config git
   libgtest-dev libsentencepiece-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libsqlite3-dev
   libpcre2-dev libicu-dev libsimdjson-dev
+  libcurl4-openssl-dev libssl-dev python3 libcpp-httplib-dev curl
   qt6-base-dev qt6-declarative-dev qt6-declarative-dev-tools qt6-svg-dev libgl-dev libvulkan-dev
   qml6-module-qtquick qml6-module-qtquick-controls qml6-module-qtquick-layouts
   qml6-module-qtquick-window qml6-module-qtquick-templates qml6-module-qtquick-dialogs
@@ -30,6 +31,10 @@ packages=(
   clang-14 libclang-rt-14-dev
   python3-numpy python3-sentencepiece
 )
+# Node and npm run the reference clients the tests install (the openai package). A machine may already
+# have Node from elsewhere (NodeSource's nodejs bundles npm and conflicts with Debian's npm package), so
+# Debian's are added only when no npm is on the PATH.
+if ! command -v npm >/dev/null 2>&1; then packages+=(nodejs npm); fi
 
 missing=()
 for p in "${packages[@]}"; do

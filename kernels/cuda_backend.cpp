@@ -360,6 +360,17 @@ int cuda_device_count() {
     return n;
 }
 
+bool cuda_device_memory(int device, std::string& name, size_t& total, size_t& free) {
+    cudaDeviceProp prop{};
+    if (cudaGetDeviceProperties(&prop, device) != cudaSuccess || cudaSetDevice(device) != cudaSuccess ||
+        cudaMemGetInfo(&free, &total) != cudaSuccess) {
+        cudaGetLastError();
+        return false;
+    }
+    name = prop.name;
+    return true;
+}
+
 std::unique_ptr<Backend> make_cuda_backend(const Model& model, const BackendOptions& options) {
     return std::make_unique<cuda::CudaBackend>(model, options);
 }

@@ -49,6 +49,13 @@ folio::Backend* make_backend(const folio::Model& model, const folio::BackendOpti
     return folio::make_cuda_backend(model, options).release();
 }
 
+bool device_memory(int device, char* name, size_t name_size, size_t* total, size_t* free) {
+    std::string n;
+    if (!folio::cuda_device_memory(device, n, *total, *free)) return false;
+    say(name, name_size, n);
+    return true;
+}
+
 std::string describe() {
     int cublas = 0;
     cublasGetProperty(MAJOR_VERSION, &cublas);
@@ -62,6 +69,6 @@ std::string describe() {
 
 extern "C" __attribute__((visibility("default"))) const FolioCudaModule* folio_cuda_module(void) {
     static const std::string description = describe();
-    static const FolioCudaModule module = {FOLIO_CUDA_MODULE_ABI, description.c_str(), device_count, make_backend};
+    static const FolioCudaModule module = {FOLIO_CUDA_MODULE_ABI, description.c_str(), device_count, make_backend, device_memory};
     return &module;
 }

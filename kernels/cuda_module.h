@@ -17,7 +17,7 @@ struct Model;
 }  // namespace folio
 
 // Bump when the table or what its functions mean changes.
-#define FOLIO_CUDA_MODULE_ABI 1
+#define FOLIO_CUDA_MODULE_ABI 2
 #define FOLIO_CUDA_MODULE_SYMBOL "folio_cuda_module"
 #define FOLIO_CUDA_MODULE_FILE "libfolio-cuda.so"
 
@@ -31,6 +31,9 @@ struct FolioCudaModule {
     int (*device_count)(char* why, size_t why_size);
     // A new CUDA backend for `model`, owned by the caller; throws folio::Error as make_cuda_backend.
     folio::Backend* (*make_backend)(const folio::Model& model, const folio::BackendOptions& options);
+    // Device `device`'s name (NUL-terminated, at most name_size bytes) and memory as cudaMemGetInfo
+    // reports it; false when it cannot be read.
+    bool (*device_memory)(int device, char* name, size_t name_size, size_t* total, size_t* free);
 };
 
 // The module's one exported symbol, and its type for dlsym.

@@ -4,8 +4,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "engine/model/architectures.h"
 #include "engine/model/model.h"
-#include "engine/model/rope.h"
 #include "kernels/attention.h"
 #include "kernels/convert.h"
 
@@ -134,46 +134,22 @@ DeviceLinear upload_fused(const std::vector<const Linear*>& parts, const std::ve
     return d;
 }
 
-DeviceBuffer<float> upload_norm(const FloatTensor& t, const char* name, Uploader& up) {
+DeviceBuffer<float> upload_norm(const FloatTensor& t, const std::string& name, Uploader& up) {
     std::vector<float> host(size_t(t.numel()));
     row_to_f32(t, 0, t.numel(), host.data());
-    DeviceBuffer<float> d(host.size(), name);
+    DeviceBuffer<float> d(host.size(), name.c_str());
     up.bytes(d.get(), host.data(), host.size() * sizeof(float));
     return d;
 }
 
-}  // namespace
-
-void check_model_supported(const Model& model) {
-    const ModelConfig& c = model.config;
-    if (!attention_supports_head_dim(c.head_dim))
-        throw Error("CUDA backend: head_dim " + std::to_string(c.head_dim) +
-                    " is not supported (supported: 8, 16, 32, 64, 80, 96, 128, 256); use --backend cpu");
-    if (c.num_kv_heads <= 0 || c.num_heads % c.num_kv_heads != 0)
-        throw Error("CUDA backend: num_attention_heads must be a multiple of num_key_value_heads");
-    auto check_linear = [](const Linear& l, const std::string& what) {
-        if (l.kind != Linear::Kind::Awq) return;
-        const int g = l.awq.group_size;
-        if (g % 32 != 0 || g > 128 || l.in % g != 0 || l.out % 8 != 0)
-            throw Error("CUDA backend: AWQ matrix " + what + " has group size " + std::to_string(g) + " and shape [" +
-                        std::to_string(l.in) + ", " + std::to_string(l.out) +
-                        "]; the kernels need a group size of 32, 64 or 128 dividing the input size");
-    };
-    for (size_t i = 0; i < model.weights.layers.size(); ++i) {
-        const LayerWeights& L = model.weights.layers[i];
-        const std::string p = "model.layers." + std::to_string(i) + ".";
-        check_linear(L.q_proj, p + "self_attn.q_proj");
-        check_linear(L.k_proj, p + "self_attn.k_proj");
-        check_linear(L.v_proj, p + "self_attn.v_proj");
-        check_linear(L.o_proj, p + "self_attn.o_proj");
-        check_linear(L.gate_proj, p + "mlp.gate_proj");
-        check_linear(L.up_proj, p + "mlp.up_proj");
-        check_linear(L.down_proj, p + "mlp.down_proj");
-    }
-    check_linear(model.weights.lm_head, "lm_head");
+std::vector<const Linear*> parts_of(const ModelPlan& plan, const Launch& k) {
+    std::vector<const Linear*> parts;
+    for (LinearRef r : k.parts) parts.push_back(&plan.linear(r));
+    return parts;
 }
 
-size_t largest_fused_awq_elems(const Model& model) {
+// in * out of the largest AWQ matrix the Linear launches (and lm_head) read.
+size_t largest_awq(const ModelPlan& plan, const LaunchPlan& launches) {
     size_t largest = 0;
     auto fused = [&](const std::vector<const Linear*>& parts) {
         size_t out = 0;
@@ -183,61 +159,91 @@ size_t largest_fused_awq_elems(const Model& model) {
         }
         largest = std::max(largest, size_t(parts[0]->in) * out);
     };
-    for (const LayerWeights& L : model.weights.layers) {
-        fused({&L.q_proj, &L.k_proj, &L.v_proj});
-        fused({&L.o_proj});
-        fused({&L.gate_proj, &L.up_proj});
-        fused({&L.down_proj});
-    }
-    fused({&model.weights.lm_head});
+    for (const Launch& k : launches.launches)
+        if (k.op == Launch::Op::Linear) fused(parts_of(plan, k));
+    fused({&plan.linear(plan.lm_head)});
     return largest;
+}
+
+}  // namespace
+
+size_t DeviceModel::rope_bytes() const {
+    size_t b = 0;
+    for (const auto& t : rope_tables) b += t.bytes();
+    return b;
+}
+
+void check_model_supported(const Model& model) {
+    const ModelConfig& c = model.config;
+    if (!attention_supports_head_dim(c.head_dim))
+        throw Error("CUDA backend: head_dim " + std::to_string(c.head_dim) +
+                    " is not supported (supported: 8, 16, 32, 64, 80, 96, 128, 256); use --backend cpu");
+    if (c.num_kv_heads <= 0 || c.num_heads % c.num_kv_heads != 0)
+        throw Error("CUDA backend: num_attention_heads must be a multiple of num_key_value_heads");
+    const ModelPlan plan = plan_model(model.config, model.weights);
+    plan_launches(plan);  // refuses a step or option the kernels do not run
+    for (const NamedLinear& nl : plan.linears) {
+        const Linear& l = *nl.linear;
+        if (l.kind != Linear::Kind::Awq) continue;
+        const int g = l.awq.group_size;
+        if (g % 32 != 0 || g > 128 || l.in % g != 0 || l.out % 8 != 0)
+            throw Error("CUDA backend: AWQ matrix " + nl.name + " has group size " + std::to_string(g) + " and shape [" +
+                        std::to_string(l.in) + ", " + std::to_string(l.out) +
+                        "]; the kernels need a group size of 32, 64 or 128 dividing the input size");
+    }
+}
+
+size_t largest_fused_awq_elems(const Model& model) {
+    const ModelPlan plan = plan_model(model.config, model.weights);
+    return largest_awq(plan, plan_launches(plan));
 }
 
 DeviceModel upload_model(const Model& model, cudaStream_t stream, const LoadProgressFn& progress) {
     check_model_supported(model);
     const ModelConfig& c = model.config;
-    const ModelWeights& w = model.weights;
-    const bool tied = w.lm_head.kind == Linear::Kind::Dense && w.lm_head.dense.data == w.embed_tokens.data;
-    size_t total = size_t(w.embed_tokens.numel()) * dtype_size(w.embed_tokens.dtype);
-    for (const auto& L : w.layers)
-        for (const Linear* l : {&L.q_proj, &L.k_proj, &L.v_proj, &L.o_proj, &L.gate_proj, &L.up_proj, &L.down_proj})
-            total += linear_bytes(*l);
-    if (!tied) total += linear_bytes(w.lm_head);
+    const ModelPlan plan = plan_model(model.config, model.weights);
+    DeviceModel d;
+    d.plan = plan_launches(plan);
+    const FloatTensor& embed = plan.tensor(plan.embed);
+    size_t total = size_t(embed.numel()) * dtype_size(embed.dtype);
+    for (const Launch& k : d.plan.launches)
+        for (LinearRef r : k.parts) total += linear_bytes(plan.linear(r));
+    if (!plan.tied_embeddings) total += linear_bytes(plan.linear(plan.lm_head));
     Uploader up(stream, total, progress);
 
-    DeviceModel d;
-    d.embed = DeviceBuffer<__half>(size_t(w.embed_tokens.numel()), "embed_tokens");
-    up.to_half(w.embed_tokens.data, w.embed_tokens.dtype, w.embed_tokens.numel(), d.embed.get(), "model.embed_tokens.weight");
-    for (size_t i = 0; i < w.layers.size(); ++i) {
-        const LayerWeights& L = w.layers[i];
-        const std::string p = "model.layers." + std::to_string(i) + ".";
-        DeviceLayer dl;
-        dl.input_norm = upload_norm(L.input_norm, "input_layernorm", up);
-        dl.post_norm = upload_norm(L.post_attention_norm, "post_attention_layernorm", up);
-        dl.qkv = upload_fused({&L.q_proj, &L.k_proj, &L.v_proj},
-                              {p + "self_attn.q_proj", p + "self_attn.k_proj", p + "self_attn.v_proj"}, "q/k/v_proj", up);
-        dl.o_proj = upload_fused({&L.o_proj}, {p + "self_attn.o_proj"}, "o_proj", up);
-        dl.gate_up = upload_fused({&L.gate_proj, &L.up_proj}, {p + "mlp.gate_proj", p + "mlp.up_proj"}, "gate/up_proj", up);
-        dl.down = upload_fused({&L.down_proj}, {p + "mlp.down_proj"}, "down_proj", up);
-        d.layers.push_back(std::move(dl));
+    d.embed = DeviceBuffer<__half>(size_t(embed.numel()), "embed_tokens");
+    up.to_half(embed.data, embed.dtype, embed.numel(), d.embed.get(), plan.name(plan.embed));
+    for (const Launch& k : d.plan.launches) {
+        if (k.op == Launch::Op::Norm) {
+            d.norms.push_back(upload_norm(plan.tensor(k.norm), plan.name(k.norm), up));
+        } else if (k.op == Launch::Op::Linear) {
+            std::vector<std::string> names;
+            std::string label;
+            for (LinearRef r : k.parts) {
+                names.push_back(plan.name(r));
+                label += (label.empty() ? "" : " + ") + plan.name(r);
+            }
+            d.linears.push_back(upload_fused(parts_of(plan, k), names, label.c_str(), up));
+        }
     }
-    d.final_norm = upload_norm(w.final_norm, "norm", up);
-    if (tied) {
+    d.final_norm = upload_norm(plan.tensor(plan.final_norm.weight), plan.name(plan.final_norm.weight), up);
+    if (plan.tied_embeddings) {
         d.lm_head.kind = DeviceLinear::Kind::Dense;
         d.lm_head.in = c.hidden_size;
         d.lm_head.out = c.vocab_size;
         d.lm_head.dense = d.embed.get();
     } else {
-        d.lm_head = upload_fused({&w.lm_head}, {"lm_head"}, "lm_head", up);
+        d.lm_head = upload_fused({&plan.linear(plan.lm_head)}, {plan.name(plan.lm_head)}, "lm_head", up);
     }
-    const std::vector<float> inv = rope_inv_freq(c);
-    d.inv_freq = DeviceBuffer<float>(inv.size(), "rope inv_freq");
-    up.bytes(d.inv_freq.get(), inv.data(), inv.size() * sizeof(float));
+    for (const std::vector<float>& inv : plan.rope_tables) {
+        d.rope_tables.emplace_back(inv.size(), "rope inv_freq");
+        up.bytes(d.rope_tables.back().get(), inv.data(), inv.size() * sizeof(float));
+    }
 
-    d.bytes = d.embed.bytes() + d.final_norm.bytes() + d.lm_head.bytes() + d.inv_freq.bytes();
-    for (const auto& l : d.layers)
-        d.bytes += l.input_norm.bytes() + l.post_norm.bytes() + l.qkv.bytes() + l.o_proj.bytes() + l.gate_up.bytes() + l.down.bytes();
-    d.largest_awq_elems = largest_fused_awq_elems(model);
+    d.bytes = d.embed.bytes() + d.final_norm.bytes() + d.lm_head.bytes() + d.rope_bytes();
+    for (const auto& n : d.norms) d.bytes += n.bytes();
+    for (const auto& l : d.linears) d.bytes += l.bytes();
+    d.largest_awq_elems = largest_awq(plan, d.plan);
     check(cudaStreamSynchronize(stream), "weight upload");
     return d;
 }

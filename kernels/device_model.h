@@ -1,8 +1,9 @@
 #pragma once
-// The model's weights on the device, in the layouts the kernels read: fp16 for dense matrices,
-// embeddings and the (tied or separate) lm_head; AWQ matrices kept in the AutoAWQ GEMM layout; fp32
-// norm weights and RoPE inverse frequencies. Q/K/V and gate/up are fused at upload into one matrix
-// each (their columns side by side), so a layer runs four matrix products instead of seven.
+// The model's weights on the device, in the layouts the kernels read, uploaded as the launch plan
+// (launch_plan.h) reads them: fp16 for dense matrices, embeddings and the (tied or separate) lm_head;
+// AWQ matrices kept in the AutoAWQ GEMM layout; fp32 norm weights and RoPE inverse frequencies. The
+// parts of a fused Linear launch (q/k/v, gate/up) become one matrix (their rows side by side), so a
+// Llama layer runs four matrix products instead of seven.
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "kernels/common/cuda_compat.h"
 #include "kernels/device_buffer.h"
 #include "kernels/gemm.h"
+#include "kernels/launch_plan.h"
 
 namespace folio {
 struct Model;
@@ -33,25 +35,21 @@ struct DeviceLinear {
     size_t bytes() const { return weight.bytes() + qweight.bytes() + qzeros.bytes() + scales.bytes(); }
 };
 
-struct DeviceLayer {
-    DeviceBuffer<float> input_norm, post_norm;  // [hidden]
-    DeviceLinear qkv;      // [q + k + v, hidden]
-    DeviceLinear o_proj;   // [hidden, heads * head_dim]
-    DeviceLinear gate_up;  // [2 * intermediate, hidden]
-    DeviceLinear down;     // [hidden, intermediate]
-};
-
 struct DeviceModel {
     DeviceBuffer<__half> embed;  // [vocab, hidden]
-    std::vector<DeviceLayer> layers;
+    LaunchPlan plan;             // what a step launches; its weight indices point into norms and linears
+    std::vector<DeviceBuffer<float>> norms;  // [hidden] each, in launch order
+    std::vector<DeviceLinear> linears;       // in launch order (q|k|v, o_proj, gate|up, down per Llama layer)
     DeviceBuffer<float> final_norm;
     DeviceLinear lm_head;        // [vocab, hidden]
-    DeviceBuffer<float> inv_freq;  // [head_dim / 2]
+    std::vector<DeviceBuffer<float>> rope_tables;  // inv_freq [head_dim / 2] each
     size_t bytes = 0;              // all of the above
     size_t largest_awq_elems = 0;  // in * out of the largest AWQ matrix (dequantisation workspace)
+
+    size_t rope_bytes() const;
 };
 
-// Checks that the kernels support the model's shapes; throws folio::Error naming what is not.
+// Checks that the kernels support the model's plan and shapes; throws folio::Error naming what is not.
 void check_model_supported(const Model& model);
 
 // in * out of the largest AWQ matrix as upload_model fuses them (the dequantisation workspace).

@@ -43,8 +43,7 @@ LinearPolicy LinearPolicy::from_environment() {
 LinearRunner::LinearRunner(const DeviceModel& model, int max_rows, int sm_count, LinearPolicy policy)
     : sm_count_(sm_count), policy_(policy) {
     std::vector<const DeviceLinear*> all{&model.lm_head};
-    for (const auto& l : model.layers)
-        for (const DeviceLinear* x : {&l.qkv, &l.o_proj, &l.gate_up, &l.down}) all.push_back(x);
+    for (const DeviceLinear& l : model.linears) all.push_back(&l);
     // The largest split-K scratch any shape up to max_rows can ask for.
     size_t partials = 0;
     int counters = 0;

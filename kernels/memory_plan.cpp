@@ -5,7 +5,9 @@
 #include <cstdio>
 
 #include "engine/core/error.h"
+#include "engine/model/architectures.h"
 #include "engine/model/model.h"
+#include "kernels/launch_plan.h"
 
 namespace folio::cuda {
 
@@ -23,14 +25,18 @@ uint64_t device_weight_bytes(const Model& model) {
                    uint64_t(l.in / l.awq.group_size) * l.out * 2;
         return uint64_t(l.in) * l.out * 2;
     };
-    const ModelWeights& w = model.weights;
-    const uint64_t hidden = uint64_t(model.config.hidden_size);
-    uint64_t b = uint64_t(w.embed_tokens.numel()) * 2 + hidden * 4;  // + the final norm (fp32)
-    for (const auto& L : w.layers) {
-        for (const Linear* l : {&L.q_proj, &L.k_proj, &L.v_proj, &L.o_proj, &L.gate_proj, &L.up_proj, &L.down_proj}) b += lin(*l);
-        b += 2 * hidden * 4;  // the two norms (fp32)
+    // What upload_model uploads: the embedding table in fp16, every norm the launches read in fp32
+    // ([hidden] each, the final norm too), every linear of the plan (lm_head only when it is not the
+    // embedding table). The RoPE tables (a few hundred bytes) are left out.
+    const ModelPlan plan = plan_model(model.config, model.weights);
+    const LaunchPlan launches = plan_launches(plan);
+    const uint64_t norm = uint64_t(model.config.hidden_size) * 4;
+    uint64_t b = uint64_t(plan.tensor(plan.embed).numel()) * 2 + norm;
+    for (const Launch& k : launches.launches) {
+        if (k.op == Launch::Op::Norm) b += norm;
+        for (LinearRef r : k.parts) b += lin(plan.linear(r));
     }
-    if (!(w.lm_head.kind == Linear::Kind::Dense && w.lm_head.dense.data == w.embed_tokens.data)) b += lin(w.lm_head);
+    if (!plan.tied_embeddings) b += lin(plan.linear(plan.lm_head));
     return b;
 }
 

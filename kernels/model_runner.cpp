@@ -1,6 +1,6 @@
 #include "kernels/model_runner.h"
 
-#include <cmath>
+#include <algorithm>
 
 #include "kernels/activation.h"
 #include "kernels/attention.h"
@@ -73,75 +73,96 @@ void ModelRunner::set_kv(const KvLayout& layout, const std::vector<__half*>& k, 
     attn_workspace_ = DeviceBuffer<float>(std::max<size_t>(floats, 1), "decode attention workspace");
 }
 
+__half* ModelRunner::buffer(StepBuffer b) const {
+    switch (b) {
+        case StepBuffer::Normed: return normed_.get();
+        case StepBuffer::Qkv: return qkv_.get();
+        case StepBuffer::Attn: return attn_.get();
+        case StepBuffer::Proj: return proj_.get();
+        case StepBuffer::GateUp: return gate_up_.get();
+        case StepBuffer::Act: return act_.get();
+    }
+    return nullptr;
+}
+
 void ModelRunner::forward(const StepInputs& in, const StepCounts& c, cudaStream_t stream) {
     if (k_pools_.empty()) throw Error("CUDA backend: forward() before allocate_kv()");
     const ModelConfig& cfg = config_;
     const int T = c.num_tokens, H = cfg.hidden_size, I = cfg.intermediate_size;
-    const int q_width = cfg.num_heads * cfg.head_dim;
-    const float eps = cfg.rms_norm_eps;
-    const float scale = 1.0f / std::sqrt(float(cfg.head_dim));
 
     embedding_gather(model_.embed.get(), in.d_tokens(), residual_.get(), T, H, stream);
-    for (size_t l = 0; l < model_.layers.size(); ++l) {
-        const DeviceLayer& L = model_.layers[l];
-        // The previous layer's MLP output joins the residual stream here.
-        rms_norm(residual_.get(), l == 0 ? nullptr : proj_.get(), L.input_norm.get(), normed_.get(), nullptr, T, H, eps, stream);
-        linear_.run(L.qkv, normed_.get(), T, qkv_.get(), false, stream);
-        rope_write_kv(qkv_.get(), in.d_positions(), model_.inv_freq.get(), in.d_slots(), k_pools_[l], v_pools_[l], T,
-                      cfg.num_heads, cfg.num_kv_heads, cfg.head_dim, layout_.block_size, stream);
-        PagedKv kv;
-        kv.k_pool = k_pools_[l];
-        kv.v_pool = v_pools_[l];
-        kv.num_kv_heads = cfg.num_kv_heads;
-        kv.head_dim = cfg.head_dim;
-        kv.block_size = layout_.block_size;
-        kv.max_blocks_per_seq = c.table_width;
-        if (c.num_decode > 0) {
-            DecodeAttention a;
-            a.q = qkv_.get();
-            a.q_stride = qkv_width_;
-            a.out = attn_.get();
-            a.out_stride = q_width;
-            a.q_rows = in.d_decode_q_rows();
-            a.seq_lens = in.d_decode_lens();
-            a.num_seqs = c.num_decode;
-            a.num_heads = cfg.num_heads;
-            a.scale = scale;
-            a.window = rc_.sliding_window;
-            a.partition_size = rc_.partition_size;
-            a.max_partitions = decode_partitions(c.table_width);
-            a.workspace = attn_workspace_.get();
-            kv.block_tables = in.d_block_tables();
-            decode_attention(a, kv, stream);
+    // The model's plan as launches (launch_plan.h): the same kernels in the same order for every step,
+    // so a decode step can be captured in a CUDA graph.
+    for (const Launch& k : model_.plan.launches) {
+        switch (k.op) {
+            case Launch::Op::Norm:
+                rms_norm(residual_.get(), k.add_residual ? proj_.get() : nullptr, model_.norms[size_t(k.weight)].get(), normed_.get(),
+                         nullptr, T, H, k.eps, stream);
+                break;
+            case Launch::Op::Linear:
+                linear_.run(model_.linears[size_t(k.weight)], buffer(k.in), T, buffer(k.out), false, stream);
+                break;
+            case Launch::Op::RopeWriteKv:
+                rope_write_kv(qkv_.get(), in.d_positions(), model_.rope_tables[size_t(k.rope_table)].get(), in.d_slots(),
+                              k_pools_[size_t(k.layer)], v_pools_[size_t(k.layer)], T, cfg.num_heads, cfg.num_kv_heads, cfg.head_dim,
+                              layout_.block_size, stream);
+                break;
+            case Launch::Op::Attention: attention(k, in, c, stream); break;
+            case Launch::Op::SiluMul: silu_mul(gate_up_.get(), act_.get(), T, I, stream); break;
         }
-        if (c.num_tiles > 0) {
-            PrefillAttention a;
-            a.q = qkv_.get();
-            a.q_stride = qkv_width_;
-            a.out = attn_.get();
-            a.out_stride = q_width;
-            a.num_heads = cfg.num_heads;
-            a.scale = scale;
-            a.window = rc_.sliding_window;
-            a.seq_q_row = in.d_prefill_q_row();
-            a.seq_num_q = in.d_prefill_num_q();
-            a.seq_context_before = in.d_prefill_before();
-            a.tile_seq = in.d_tile_seq();
-            a.tile_q0 = in.d_tile_q0();
-            a.num_tiles = c.num_tiles;
-            kv.block_tables = in.d_block_tables() + size_t(c.num_decode) * c.table_width;
-            prefill_attention(a, kv, stream);
-        }
-        linear_.run(L.o_proj, attn_.get(), T, proj_.get(), false, stream);
-        rms_norm(residual_.get(), proj_.get(), L.post_norm.get(), normed_.get(), nullptr, T, H, eps, stream);
-        linear_.run(L.gate_up, normed_.get(), T, gate_up_.get(), false, stream);
-        silu_mul(gate_up_.get(), act_.get(), T, I, stream);
-        linear_.run(L.down, act_.get(), T, proj_.get(), false, stream);
     }
     if (c.num_logit_rows == 0) return;
-    rms_norm(residual_.get(), proj_.get(), model_.final_norm.get(), final_.get(), in.d_logit_rows(), c.num_logit_rows, H, eps,
-             stream);
+    rms_norm(residual_.get(), model_.plan.final_add_residual ? proj_.get() : nullptr, model_.final_norm.get(), final_.get(),
+             in.d_logit_rows(), c.num_logit_rows, H, model_.plan.final_eps, stream);
     linear_.run(model_.lm_head, final_.get(), c.num_logit_rows, logits_.get(), true, stream);
+}
+
+void ModelRunner::attention(const Launch& k, const StepInputs& in, const StepCounts& c, cudaStream_t stream) {
+    const ModelConfig& cfg = config_;
+    const int q_width = cfg.num_heads * cfg.head_dim;
+    PagedKv kv;
+    kv.k_pool = k_pools_[size_t(k.layer)];
+    kv.v_pool = v_pools_[size_t(k.layer)];
+    kv.num_kv_heads = cfg.num_kv_heads;
+    kv.head_dim = cfg.head_dim;
+    kv.block_size = layout_.block_size;
+    kv.max_blocks_per_seq = c.table_width;
+    if (c.num_decode > 0) {
+        DecodeAttention a;
+        a.q = qkv_.get();
+        a.q_stride = qkv_width_;
+        a.out = attn_.get();
+        a.out_stride = q_width;
+        a.q_rows = in.d_decode_q_rows();
+        a.seq_lens = in.d_decode_lens();
+        a.num_seqs = c.num_decode;
+        a.num_heads = cfg.num_heads;
+        a.scale = k.scale;
+        a.window = k.window;
+        a.partition_size = rc_.partition_size;
+        a.max_partitions = decode_partitions(c.table_width);
+        a.workspace = attn_workspace_.get();
+        kv.block_tables = in.d_block_tables();
+        decode_attention(a, kv, stream);
+    }
+    if (c.num_tiles > 0) {
+        PrefillAttention a;
+        a.q = qkv_.get();
+        a.q_stride = qkv_width_;
+        a.out = attn_.get();
+        a.out_stride = q_width;
+        a.num_heads = cfg.num_heads;
+        a.scale = k.scale;
+        a.window = k.window;
+        a.seq_q_row = in.d_prefill_q_row();
+        a.seq_num_q = in.d_prefill_num_q();
+        a.seq_context_before = in.d_prefill_before();
+        a.tile_seq = in.d_tile_seq();
+        a.tile_q0 = in.d_tile_q0();
+        a.num_tiles = c.num_tiles;
+        kv.block_tables = in.d_block_tables() + size_t(c.num_decode) * c.table_width;
+        prefill_attention(a, kv, stream);
+    }
 }
 
 void ModelRunner::sample(const StepInputs& in, const StepCounts& c, int32_t* out, cudaStream_t stream) {

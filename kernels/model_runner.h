@@ -1,8 +1,9 @@
 #pragma once
 // The decoder forward pass as a sequence of kernel launches on one stream, for a packed step:
-// embeddings into an fp32 residual stream; per layer RMSNorm (+ residual add), fused QKV, RoPE + KV
-// write, decode and prefill attention, o_proj, RMSNorm (+ residual add), fused gate/up, SiLU*up,
-// down; then the final norm and lm_head only on the rows that want logits (fp32 logits). Nothing
+// embeddings into an fp32 residual stream; then the launches the model's plan became
+// (DeviceModel::plan, launch_plan.h; for Llama per layer RMSNorm (+ residual add), fused QKV, RoPE +
+// KV write, decode and prefill attention, o_proj, RMSNorm (+ residual add), fused gate/up, SiLU*up,
+// down); then the final norm and lm_head only on the rows that want logits (fp32 logits). Nothing
 // here synchronises with the host, so the whole step can be captured in a CUDA graph.
 #include <vector>
 
@@ -52,6 +53,9 @@ public:
     int decode_partitions(int table_width) const;
 
 private:
+    __half* buffer(StepBuffer b) const;
+    void attention(const Launch& k, const StepInputs& in, const StepCounts& c, cudaStream_t stream);
+
     const ModelConfig& config_;
     const DeviceModel& model_;
     RunnerConfig rc_;

@@ -26,6 +26,7 @@ set(FOLIO_CUDA_HOST_SOURCES
   ${_k}/decode_graphs.cpp
   ${_k}/device_model.cpp
   ${_k}/gpu_monitor.cpp
+  ${_k}/launch_plan.cpp
   ${_k}/linear_runner.cpp
   ${_k}/memory_plan.cpp
   ${_k}/model_runner.cpp

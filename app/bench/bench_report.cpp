@@ -73,8 +73,8 @@ nlohmann::json summarize(const RunResult& run, const RunInfo& info) {
     j["peak_blocks_used"] = run.peak_blocks_used;
     j["kv_fragmentation"] = run.kv_fragmentation;
     j["preemptions"] = s.preemptions;
-    j["prefix_hit_rate"] = s.prefix_hit_rate;
-    j["prefix_hit_tokens"] = s.prefix_hit_tokens;
+    j["prefix_hit_rate"] = s.kv.prefix_hit_rate();
+    j["prefix_hit_tokens"] = s.kv.prefix_hit_tokens;
     return j;
 }
 

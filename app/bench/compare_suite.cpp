@@ -8,7 +8,7 @@
 namespace folio::bench {
 
 nlohmann::json run_compare_suite(const Workload& workload, int rounds, const RunInfo& base_info,
-                                 const std::function<std::unique_ptr<EngineCore>(const CompareConfig&)>& make_core,
+                                 const std::function<std::unique_ptr<SyncEngine>(const CompareConfig&)>& make_core,
                                  const std::vector<CompareConfig>& configs) {
     std::vector<std::vector<nlohmann::json>> runs(configs.size());
     for (int r = 0; r < rounds; ++r) {

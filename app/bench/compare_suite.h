@@ -9,7 +9,7 @@
 
 #include "app/bench/bench_report.h"
 #include "app/bench/workload.h"
-#include "engine/runtime/engine_core.h"
+#include "engine/frontdoor/sync_engine.h"
 
 namespace folio::bench {
 
@@ -22,7 +22,7 @@ struct CompareConfig {
 
 // `make_core(config)` builds a fresh engine for one configuration.
 nlohmann::json run_compare_suite(const Workload& workload, int rounds, const RunInfo& base_info,
-                                 const std::function<std::unique_ptr<EngineCore>(const CompareConfig&)>& make_core,
+                                 const std::function<std::unique_ptr<SyncEngine>(const CompareConfig&)>& make_core,
                                  const std::vector<CompareConfig>& configs);
 std::string format_compare_suite(const nlohmann::json& result);
 

@@ -33,7 +33,7 @@ void fail_on_error(const std::vector<Event>& events) {
 }
 
 // Decode tokens per second with `n` streams decoding in lock-step, after their prefill.
-double measure_decode(EngineCore& core, const Model& m, int n, int prompt_len, int tokens_each, std::mt19937_64& rng) {
+double measure_decode(SyncEngine& core, const Model& m, int n, int prompt_len, int tokens_each, std::mt19937_64& rng) {
     for (int i = 0; i < n; ++i) core.add(fixed_length_greedy_request(random_prompt(m, prompt_len, rng), tokens_each));
     std::unordered_set<RequestId> started;  // streams past their prefill
     while (int(started.size()) < n && core.has_unfinished()) {
@@ -54,7 +54,7 @@ double measure_decode(EngineCore& core, const Model& m, int n, int prompt_len, i
 }
 
 // Prompt tokens per second of one `len`-token prompt computed in a single step.
-double measure_prefill(EngineCore& core, const Model& m, const DecodeSuiteOptions& o, std::mt19937_64& rng) {
+double measure_prefill(SyncEngine& core, const Model& m, const DecodeSuiteOptions& o, std::mt19937_64& rng) {
     core.add(fixed_length_greedy_request(random_prompt(m, o.prefill_len, rng), 1));
     const Clock::time_point t0 = Clock::now();
     while (core.has_unfinished()) fail_on_error(core.step());
@@ -66,7 +66,7 @@ double median(std::vector<double> v) { return percentile(std::move(v), 50); }
 }  // namespace
 
 nlohmann::json run_decode_suite(const Model& model,
-                                const std::function<std::unique_ptr<EngineCore>(int64_t, int, int)>& make_core,
+                                const std::function<std::unique_ptr<SyncEngine>(int64_t, int, int)>& make_core,
                                 const DecodeSuiteOptions& o) {
     if (o.rounds < 1) throw Error("--rounds must be at least 1");
     if (o.prefill_len > model.context_length() || o.prompt_len + o.decode_tokens > model.context_length())

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/runtime/engine_core.h"
+#include "engine/frontdoor/sync_engine.h"
 
 namespace folio::bench {
 
@@ -26,7 +26,7 @@ struct DecodeSuiteOptions {
 
 // `make_core(num_kv_blocks, max_seqs, max_batched_tokens)` builds a fresh engine (prefix caching off).
 nlohmann::json run_decode_suite(const Model& model,
-                                const std::function<std::unique_ptr<EngineCore>(int64_t, int, int)>& make_core,
+                                const std::function<std::unique_ptr<SyncEngine>(int64_t, int, int)>& make_core,
                                 const DecodeSuiteOptions& options);
 std::string format_decode_suite(const nlohmann::json& result);
 

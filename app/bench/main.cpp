@@ -1,16 +1,20 @@
 // folio-bench: throughput and latency of the engine (continuous vs static batching, prefix caching,
-// KV pool use), and the engine-core speed suite (decode at 1/4/16 streams, prefill, bandwidth).
+// KV pool use), the engine-core speed suite (decode at 1/4/16 streams, prefill, bandwidth), and the
+// front-door suite (step times while a long chat history is submitted).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <exception>
 #include <memory>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 #include <sstream>
 #include <string>
 
 #include "app/bench/bench_report.h"
 #include "app/bench/compare_suite.h"
 #include "app/bench/decode_suite.h"
+#include "app/bench/front_door_suite.h"
 #include "app/bench/workload.h"
 #include "app/bench/workload_runner.h"
 #include "app/cli/cli_args.h"
@@ -18,7 +22,7 @@
 #include "engine/backends/backend_factory.h"
 #include "engine/core/error.h"
 #include "engine/model/model.h"
-#include "engine/runtime/engine_core.h"
+#include "engine/frontdoor/sync_engine.h"
 
 namespace folio::bench {
 using cli::UsageError;
@@ -29,8 +33,11 @@ const char* kUsage =
     "       folio-bench --model DIR|dummy:NAME --suite decode [--rounds N] [--streams 1,4,16] [--prefill-len 512]\n"
     "                   [--decode-tokens 32] [--bandwidth-mib 1024] [--json]\n"
     "       folio-bench --model DIR|dummy:NAME --suite compare [workload] [engine] [--rounds N] [--json]\n"
+    "       folio-bench --model DIR|dummy:NAME --suite frontdoor [--streams 4] [--history-tokens 32000] [--rounds N]\n"
+    "                   [--window-s 1] [engine] [--json]   step times while a long chat history is submitted\n"
     "\n"
     "model:    --model DIR|dummy:NAME  [--tokenizer PATH (dummy models)] [--backend auto|cpu|cuda] [--threads N]\n"
+    "          [--context N]            dummy models: their context length (max_position_embeddings)\n"
     "          [--cpu-activations int8|exact]  CPU matmuls: int8 activations (default; ~1e-2 of the logit range) or exact (3 int8 parts)\n"
     "workload: --prompts FILE.jsonl     one {\"prompt\": \"...\", \"max_tokens\": N} per line (raw text, no chat template)\n"
     "            [--max-tokens N]       when a line has no max_tokens (default 128)\n"
@@ -74,11 +81,13 @@ int run(int argc, char** argv) {
                          {"model", "tokenizer", "backend", "threads", "seed", "prompts", "max-tokens", "num-requests", "input-len",
                           "output-len", "shared-prefix", "temperature", "rate", "concurrency", "batching", "static-batch-size",
                           "prefix-caching", "kv-blocks", "kv-cache-mib", "block-size", "max-num-seqs", "max-batched-tokens",
-                          "dump-outputs", "cpu-activations", "suite", "rounds", "streams", "prefill-len", "decode-tokens", "bandwidth-mib"},
+                          "dump-outputs", "cpu-activations", "suite", "rounds", "streams", "prefill-len", "decode-tokens", "bandwidth-mib",
+                          "context", "history-tokens", "window-s"},
                          {"json", "ignore-eos"});
     args.expect_no_positional();
     const std::string suite = args.get_or("suite", "");
-    if (!suite.empty() && suite != "compare" && suite != "decode") throw UsageError("--suite takes decode or compare, got '" + suite + "'");
+    if (!suite.empty() && suite != "compare" && suite != "decode" && suite != "frontdoor")
+        throw UsageError("--suite takes decode, compare or frontdoor, got '" + suite + "'");
     const std::string spec = args.require("model");
     const bool json = args.has("json");
     const uint64_t seed = uint64_t(args.get_int("seed", 0));
@@ -111,10 +120,20 @@ int run(int argc, char** argv) {
 
     LoadOptions load;
     load.tokenizer_path = args.get_or("tokenizer", "");
-    std::shared_ptr<const Model> model = load_model(spec, load);
+    std::unique_ptr<Model> loaded = load_model(spec, load);
+    if (auto context = args.get("context")) {
+        // A dummy's shape is a real checkpoint's, but nothing in its random weights depends on the
+        // context length: it may be longer, e.g. for --suite frontdoor's 32k-token history.
+        if (spec.rfind("dummy:", 0) != 0) throw UsageError("--context applies to dummy: models only; a checkpoint's context is its own");
+        const int n = args.get_int("context", 0);
+        if (n < 16) throw UsageError("--context must be at least 16 tokens, got '" + *context + "'");
+        loaded->config.max_position_embeddings = n;
+        loaded->tokenizer_config.model_max_length = n;
+    }
+    std::shared_ptr<const Model> model = std::move(loaded);
 
     auto make_core = [&](const EngineOptions& o) {
-        return std::make_unique<EngineCore>(model, make_backend(*model, backend_options_for(o)), o);
+        return std::make_unique<SyncEngine>(model, make_backend(*model, backend_options_for(o)), o);
     };
 
     if (suite == "decode") {
@@ -141,6 +160,22 @@ int run(int argc, char** argv) {
             },
             o);
         std::fputs(json ? (result.dump() + "\n").c_str() : format_decode_suite(result).c_str(), stdout);
+        return 0;
+    }
+    if (suite == "frontdoor") {
+        FrontDoorSuiteOptions o;
+        if (auto s = args.get("streams")) {
+            const std::vector<int> n = parse_int_list(*s, "streams");
+            if (n.size() != 1) throw UsageError("--suite frontdoor takes one number of --streams, got '" + *s + "'");
+            o.streams = n[0];
+        }
+        o.history_tokens = args.get_int("history-tokens", 32000);
+        o.rounds = args.get_int("rounds", 1);
+        o.window_s = args.get_double("window-s", 1.0);
+        o.seed = seed + 1;
+        const nlohmann::json result = run_front_door_suite(
+            model, engine, [&](const EngineOptions& e) { return make_backend(*model, backend_options_for(e)); }, o);
+        std::fputs(json ? (result.dump() + "\n").c_str() : format_front_door_suite(result).c_str(), stdout);
         return 0;
     }
 

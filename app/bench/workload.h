@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/runtime/request.h"
+#include "engine/frontdoor/request.h"
 
 namespace folio::bench {
 

@@ -7,7 +7,7 @@
 
 namespace folio::bench {
 
-RunResult run_workload(EngineCore& core, const Workload& workload, int concurrency) {
+RunResult run_workload(SyncEngine& core, const Workload& workload, int concurrency) {
     using Clock = std::chrono::steady_clock;
     const size_t n = workload.requests.size();
     RunResult out;

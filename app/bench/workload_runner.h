@@ -1,12 +1,12 @@
 #pragma once
-// Drives an EngineCore through a workload on this thread: submits each request at its arrival time
+// Drives a SyncEngine through a workload on this thread: submits each request at its arrival time
 // (and while fewer than `concurrency` are in flight), steps the engine, and timestamps every event.
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "app/bench/workload.h"
-#include "engine/runtime/engine_core.h"
+#include "engine/frontdoor/sync_engine.h"
 
 namespace folio::bench {
 
@@ -34,6 +34,6 @@ struct RunResult {
     EngineStats final_stats;
 };
 
-RunResult run_workload(EngineCore& core, const Workload& workload, int concurrency);
+RunResult run_workload(SyncEngine& core, const Workload& workload, int concurrency);
 
 }  // namespace folio::bench

@@ -32,6 +32,7 @@ Args::Args(int argc, char** argv, int first, const std::set<std::string>& option
                 if (i + 1 >= argc) throw UsageError("--" + name + " needs a value");
                 values_[name] = argv[++i];
             }
+            all_values_[name].push_back(values_[name]);
         } else {
             throw UsageError("unknown option --" + name);
         }
@@ -44,6 +45,11 @@ std::optional<std::string> Args::get(const std::string& name) const {
     auto it = values_.find(name);
     if (it == values_.end()) return std::nullopt;
     return it->second;
+}
+
+std::vector<std::string> Args::get_all(const std::string& name) const {
+    auto it = all_values_.find(name);
+    return it == all_values_.end() ? std::vector<std::string>{} : it->second;
 }
 
 std::string Args::require(const std::string& name) const {

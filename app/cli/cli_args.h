@@ -18,7 +18,9 @@ public:
     Args(int argc, char** argv, int first, const std::set<std::string>& options, const std::set<std::string>& flags);
 
     bool has(const std::string& name) const;
-    std::optional<std::string> get(const std::string& name) const;
+    std::optional<std::string> get(const std::string& name) const;  // the last value given
+    // Every value of an option given several times (--include A --include B), in order.
+    std::vector<std::string> get_all(const std::string& name) const;
     std::string require(const std::string& name) const;  // UsageError "--name is required"
     std::string get_or(const std::string& name, const std::string& fallback) const;
     int get_int(const std::string& name, int fallback) const;      // UsageError on a non-integer
@@ -31,6 +33,7 @@ public:
 
 private:
     std::map<std::string, std::string> values_;
+    std::map<std::string, std::vector<std::string>> all_values_;
     std::set<std::string> flags_set_;
     std::vector<std::string> positional_;
 };

@@ -12,7 +12,7 @@
 #include "app/cli/engine_setup.h"
 #include "engine/backends/backend_factory.h"
 #include "engine/core/error.h"
-#include "engine/runtime/engine.h"
+#include "engine/frontdoor/engine.h"
 
 namespace folio::cli {
 

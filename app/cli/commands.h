@@ -20,6 +20,9 @@ extern const Command chat_command;      // cmd_chat.cpp
 extern const Command tokenize_command;  // cmd_tokenize.cpp
 extern const Command template_command;  // cmd_template.cpp
 extern const Command detokenize_command;  // cmd_detokenize.cpp
+extern const Command pull_command;      // cmd_pull.cpp
+extern const Command models_command;    // cmd_models.cpp
+extern const Command rm_command;        // cmd_rm.cpp
 extern const Command export_command;    // cmd_export.cpp
 
 }  // namespace folio::cli

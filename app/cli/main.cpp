@@ -1,4 +1,5 @@
-// folio-cli: the engine from a terminal (generate, chat, tokenize, detokenize, template, export).
+// folio-cli: the engine from a terminal (generate, chat, tokenize, detokenize, template, export) and the
+// model library (pull, models, rm).
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -11,7 +12,8 @@ namespace folio::cli {
 namespace {
 
 const Command* const kCommands[] = {&generate_command, &chat_command, &tokenize_command, &detokenize_command,
-                                    &template_command, &export_command};
+                                    &template_command, &pull_command,  &models_command,     &rm_command,
+                                    &export_command};
 
 const Command* find_command(const std::string& name) {
     for (const Command* c : kCommands)

@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <fstream>
 #include <filesystem>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include <spdlog/spdlog.h>
@@ -111,6 +113,32 @@ const LoadedModule& loaded_module() {
 const CudaStatus& cuda_status() { return loaded_module().status; }
 
 bool cuda_available() { return cuda_status().usable; }
+
+DeviceMemoryReading read_device_memory(BackendKind kind, int device) {
+    DeviceMemoryReading r;
+    if (kind == BackendKind::Cuda || (kind == BackendKind::Auto && cuda_available())) {
+        const LoadedModule& m = loaded_module();
+        size_t total = 0, free = 0;
+        char name[256] = {};
+        if (m.api && m.api->device_memory(device, name, sizeof name, &total, &free)) {
+            r.device = name;
+            r.gpu = true;
+            r.total = total;
+            r.free = free;
+            return r;
+        }
+    }
+    r.device = "RAM";
+    std::ifstream in("/proc/meminfo");
+    std::string key, unit;
+    uint64_t kb = 0;
+    while (in >> key >> kb >> unit) {
+        if (key == "MemTotal:") r.total = kb * 1024;
+        if (key == "MemAvailable:") r.free = kb * 1024;
+    }
+    if (r.total == 0) r.total = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGE_SIZE));
+    return r;
+}
 
 std::unique_ptr<Backend> make_backend(const Model& model, const BackendOptions& options) {
     BackendKind kind = options.kind;

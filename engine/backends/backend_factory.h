@@ -4,6 +4,7 @@
 // above engine/cpu and kernels/, so that neither backend depends on the other and the abstract
 // interface (engine/backend) depends on neither. No executable links the CUDA libraries: the module
 // is loaded with dlopen on first use, once per process.
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -26,6 +27,18 @@ const CudaStatus& cuda_status();
 
 // True when a CUDA device is usable (the module loaded and a device is present).
 bool cuda_available();
+
+// The memory a model would be planned against: the CUDA device's (total and free, as cudaMemGetInfo
+// reports them, asked through the CUDA module) when `kind` is Cuda, or Auto with a device usable;
+// else physical RAM and what is available (MemAvailable). Never throws: unreadable figures are 0.
+struct DeviceMemoryReading {
+    std::string device;  // "NVIDIA GeForce RTX 4090" or "RAM"
+    bool gpu = false;
+    uint64_t total = 0;
+    uint64_t free = 0;
+};
+DeviceMemoryReading read_device_memory(BackendKind kind, int device = 0);
+
 // Makes the backend for a loaded model. `auto` picks CUDA when available and otherwise the CPU,
 // logging why; `cuda` throws folio::Error saying why it cannot be used.
 std::unique_ptr<Backend> make_backend(const Model& model, const BackendOptions& options);

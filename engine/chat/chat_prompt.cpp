@@ -30,22 +30,35 @@ std::string describe(const ChatFamilyFacts& f) {
     return s;
 }
 
-json context_for(const ChatPromptSource& source, const json& messages, bool add_generation_prompt) {
+json context_for(const ChatPromptSource& source, const json& messages, bool add_generation_prompt,
+                 const json& template_kwargs) {
     json ctx = json::object();
     ctx["messages"] = messages;
     ctx["add_generation_prompt"] = add_generation_prompt;
     ctx["tools"] = nullptr;
     if (source.bos_token) ctx["bos_token"] = *source.bos_token;
     if (source.eos_token) ctx["eos_token"] = *source.eos_token;
+    if (template_kwargs.is_null()) return ctx;
+    if (!template_kwargs.is_object())
+        throw Error("chat template variables must be a JSON object of name: value (got " + std::string(template_kwargs.type_name()) + ")");
+    for (const auto& [name, value] : template_kwargs.items()) {
+        // Python would refuse a keyword given twice; bos/eos come from tokenizer_config.json.
+        for (const char* own : {"messages", "add_generation_prompt", "tools", "bos_token", "eos_token"})
+            if (name == own)
+                throw Error("the chat template variable '" + name + "' is set from the conversation and the model; it "
+                            "cannot be given among the template's extra variables");
+        ctx[name] = value;
+    }
     return ctx;
 }
 
 ChatPrompt render_builtin(const BuiltinChoice& choice, const ChatPromptSource& source, const json& messages,
-                          bool add_generation_prompt, const ChatTemplateOptions& options, ChatPrompt prompt) {
+                          bool add_generation_prompt, const ChatTemplateOptions& options, const json& template_kwargs,
+                          ChatPrompt prompt) {
     const BuiltinChatTemplate* builtin = find_builtin_chat_template(choice.name);
     if (!builtin) throw Error("no built-in chat template named '" + choice.name + "'");
     const ChatTemplate t = ChatTemplate::parse(std::string(builtin->source));
-    prompt.text = t.render(context_for(source, messages, add_generation_prompt), options);
+    prompt.text = t.render(context_for(source, messages, add_generation_prompt, template_kwargs), options);
     prompt.template_name = choice.name;
     return prompt;
 }
@@ -67,15 +80,16 @@ BuiltinChoice choose_builtin_template(const ChatFamilyFacts& f) {
 }
 
 ChatPrompt render_chat_prompt(const ChatPromptSource& source, const json& messages, bool add_generation_prompt,
-                              const ChatTemplateOptions& options) {
+                              const ChatTemplateOptions& options, const json& template_kwargs) {
     if (!messages.is_array()) throw Error("chat messages must be a JSON array of {\"role\", \"content\"} objects");
+    const json context = context_for(source, messages, add_generation_prompt, template_kwargs);  // checks them first
     ChatPrompt prompt;
     const BuiltinChoice choice = choose_builtin_template(source.facts);
     if (source.chat_template) {
         std::string failure;
         try {
             const ChatTemplate t = ChatTemplate::parse(*source.chat_template);
-            prompt.text = t.render(context_for(source, messages, add_generation_prompt), options);
+            prompt.text = t.render(context, options);
             prompt.template_name = "checkpoint";
             return prompt;
         } catch (const TemplateSyntaxError& e) {
@@ -85,11 +99,11 @@ ChatPrompt render_chat_prompt(const ChatPromptSource& source, const json& messag
         }
         prompt.warnings.push_back("the checkpoint's chat_template " + failure + "; using the built-in '" + choice.name +
                                   "' template instead (" + choice.reason + ")");
-        return render_builtin(choice, source, messages, add_generation_prompt, options, std::move(prompt));
+        return render_builtin(choice, source, messages, add_generation_prompt, options, template_kwargs, std::move(prompt));
     }
     prompt.warnings.push_back("the checkpoint has no chat_template; using the built-in '" + choice.name + "' template (" +
                               choice.reason + ")");
-    return render_builtin(choice, source, messages, add_generation_prompt, options, std::move(prompt));
+    return render_builtin(choice, source, messages, add_generation_prompt, options, template_kwargs, std::move(prompt));
 }
 
 ChatPrompt render_chat_prompt(const ModelConfig& config, const TokenizerConfig& tokenizer_config,
@@ -154,13 +168,21 @@ ChatPromptSource chat_prompt_source_from_folder(const std::string& model_dir) {
 
 ChatPrompt render_chat_prompt(const ModelConfig& config, const TokenizerConfig& tokenizer_config,
                               const Tokenizer* tokenizer, const std::vector<ChatMessage>& messages,
-                              bool add_generation_prompt) {
+                              bool add_generation_prompt, const json& template_kwargs) {
     const ChatPromptSource source = chat_prompt_source(config, tokenizer_config, tokenizer);
-    json list = json::array();
-    for (const ChatMessage& m : messages) list.push_back(json{{"role", m.role}, {"content", m.content}});
     ChatTemplateOptions options;
     options.now = chat_template_local_now();
-    return render_chat_prompt(source, list, add_generation_prompt, options);
+    return render_chat_prompt(source, chat_messages_json(messages), add_generation_prompt, options, template_kwargs);
+}
+
+json chat_messages_json(const std::vector<ChatMessage>& messages) {
+    json list = json::array();
+    for (const ChatMessage& m : messages) {
+        json o{{"role", m.role}, {"content", m.content}};
+        if (!m.reasoning_content.empty()) o["reasoning_content"] = m.reasoning_content;
+        list.push_back(std::move(o));
+    }
+    return list;
 }
 
 }  // namespace folio

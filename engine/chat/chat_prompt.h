@@ -68,8 +68,13 @@ ChatPromptSource chat_prompt_source(const ModelConfig& config, const TokenizerCo
 ChatPromptSource chat_prompt_source_from_folder(const std::string& model_dir);
 
 // `messages`: a JSON array of {"role", "content", ...} objects (tool_calls etc. pass through).
+// `template_kwargs`: further variables for the template beside the conversation, as transformers'
+// apply_chat_template(**kwargs) and vLLM's chat_template_kwargs pass them, e.g. {"enable_thinking":
+// false}; a JSON object, or null for none. The variables the renderer sets itself (messages,
+// add_generation_prompt, tools, bos_token, eos_token) cannot be given there: folio::Error names it.
 ChatPrompt render_chat_prompt(const ChatPromptSource& source, const nlohmann::ordered_json& messages,
-                              bool add_generation_prompt, const ChatTemplateOptions& options);
+                              bool add_generation_prompt, const ChatTemplateOptions& options,
+                              const nlohmann::ordered_json& template_kwargs = nullptr);
 
 // For the engine and the app: strftime_now() sees the current local time. `tokenizer` may be null;
 // when given, its vocabulary is checked for the tokens the chooser looks for.
@@ -77,6 +82,11 @@ ChatPrompt render_chat_prompt(const ModelConfig& config, const TokenizerConfig& 
                               const std::vector<ChatMessage>& messages, bool add_generation_prompt = true);
 ChatPrompt render_chat_prompt(const ModelConfig& config, const TokenizerConfig& tokenizer_config,
                               const Tokenizer* tokenizer, const std::vector<ChatMessage>& messages,
-                              bool add_generation_prompt = true);
+                              bool add_generation_prompt = true,
+                              const nlohmann::ordered_json& template_kwargs = nullptr);
+
+// A conversation as the template sees it: {"role", "content"} per message, and "reasoning_content"
+// for a message that has some.
+nlohmann::ordered_json chat_messages_json(const std::vector<ChatMessage>& messages);
 
 }  // namespace folio

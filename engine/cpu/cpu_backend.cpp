@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <thread>
 #include <unistd.h>
 
@@ -11,8 +12,8 @@
 #include "engine/cpu/cpu_linear.h"
 #include "engine/cpu/kernels.h"
 #include "engine/cpu/ops.h"
+#include "engine/model/architectures.h"
 #include "engine/model/model.h"
-#include "engine/model/rope.h"
 
 namespace folio {
 
@@ -67,35 +68,40 @@ struct Scratch {
 class CpuBackend final : public Backend {
 public:
     CpuBackend(const Model& model, const BackendOptions& options)
-        : model_(model), cfg_(model.config), pool_(options.num_threads), inv_freq_(rope_inv_freq(cfg_)) {
+        : model_(model), cfg_(model.config), pool_(options.num_threads), plan_(plan_model(model.config, model.weights)) {
+        check_cpu_plan(plan_);
         cpu::kernels();  // an unusable FOLIO_CPU_ISA fails here, not in the middle of a step
         act_parts_ = options.cpu_activations == CpuActivations::Exact ? 3 : 1;
+        // The plan lists the linears in the order a step runs them (lm_head last): AWQ ones are
+        // packed in that order.
         std::vector<const Linear*> order;
-        for (const auto& L : model.weights.layers) {
-            norms_.push_back({to_f32(L.input_norm), to_f32(L.post_attention_norm)});
-            for (const Linear* l : {&L.q_proj, &L.k_proj, &L.v_proj, &L.o_proj, &L.gate_proj, &L.up_proj, &L.down_proj}) order.push_back(l);
-        }
-        order.push_back(&model.weights.lm_head);
+        for (const NamedLinear& l : plan_.linears) order.push_back(l.linear);
         // The int8 mode of a 4-bit model keeps its dense lm_head in 8 bits (a quarter of a decode
         // step's bytes in fp16; llama.cpp's 4-bit mixes keep it in 6): multiplied by the same int8
         // activations on the integer kernels, per group of the model's AWQ group size.
         std::vector<int> q8_group(order.size(), 0);
-        const Linear& head = model.weights.lm_head;
+        const Linear& head = plan_.linear(plan_.lm_head);
         const int g = model.config.quant.group_size;
         if (act_parts_ == 1 && model.config.quant.method == QuantConfig::Method::Awq && head.kind == Linear::Kind::Dense &&
             head.in % g == 0 && head.out % 8 == 0)
-            q8_group.back() = g;
+            q8_group[size_t(plan_.lm_head.index)] = g;
         report(options.progress, "preparing weights for the CPU", 0, int64_t(order.size()), "matrices");
-        std::vector<cpu::PreparedLinear> prepared = cpu::prepare_linears(order, q8_group, [&](size_t done, size_t total) {
+        linears_ = cpu::prepare_linears(order, q8_group, [&](size_t done, size_t total) {
             report(options.progress, "preparing weights for the CPU", int64_t(done), int64_t(total), "matrices");
         });
-        for (size_t l = 0; l < model.weights.layers.size(); ++l) {
-            auto* p = prepared.data() + 7 * l;
-            layers_.push_back({std::move(p[0]), std::move(p[1]), std::move(p[2]), std::move(p[3]), std::move(p[4]), std::move(p[5]), std::move(p[6])});
-        }
-        lm_head_ = std::move(prepared.back());
-        for (const auto& p : prepared) streamed_bytes_ += cpu::streamed_bytes(p);
-        final_norm_ = to_f32(model.weights.final_norm);
+        for (const auto& p : linears_) streamed_bytes_ += cpu::streamed_bytes(p);
+        f32_.resize(plan_.tensors.size());
+        auto to_f32_once = [&](TensorRef r) {
+            if (r.present() && f32_[size_t(r.index)].empty()) f32_[size_t(r.index)] = to_f32(plan_.tensor(r));
+        };
+        for (const LayerPlan& layer : plan_.layers)
+            for (const LayerStep& step : layer.steps) {
+                if (const auto* n = std::get_if<RmsNorm>(&step)) to_f32_once(n->weight);
+                if (const auto* q = std::get_if<QkvProjection>(&step))
+                    for (TensorRef b : {q->q_bias, q->k_bias, q->v_bias}) to_f32_once(b);
+                if (const auto* h = std::get_if<HeadNorm>(&step)) to_f32_once(h->q_weight), to_f32_once(h->k_weight);
+            }
+        to_f32_once(plan_.final_norm.weight);
     }
 
     std::string name() const override { return "cpu"; }
@@ -157,6 +163,24 @@ private:
     // Groups the (token, head) query rows of each sequence and KV head into attention tasks.
     void plan_attention(const ForwardBatch& batch);
 
+    // The plan's steps (engine/model/layer_plan.h), each as the plan defines it, on layer `layer` of
+    // the step's T tokens.
+    struct StepArgs {
+        const ForwardBatch& batch;
+        int T;
+        int layer;
+    };
+    void run(const RmsNorm& s, const StepArgs& a);
+    void run(const QkvProjection& s, const StepArgs& a);
+    void run(const HeadNorm& s, const StepArgs& a);
+    void run(const Rope& s, const StepArgs& a);
+    void run(const Attention& s, const StepArgs& a);
+    void run(const OutProjection& s, const StepArgs& a);
+    void run(const ResidualAdd& s, const StepArgs& a);
+    void run(const GatedMlp& s, const StepArgs& a);
+    const cpu::PreparedLinear& linear(LinearRef r) const { return linears_[size_t(r.index)]; }
+    const float* f32(TensorRef r) const { return f32_[size_t(r.index)].data(); }
+
     struct AttnTask {
         int seq = 0, kv_head = 0, rows = 0;
         int token[cpu::kMaxAttnRows];
@@ -167,13 +191,9 @@ private:
     const Model& model_;
     const ModelConfig& cfg_;
     mutable ThreadPool pool_;
-    std::vector<float> inv_freq_;
-    struct LayerNorms { std::vector<float> input, post; };
-    std::vector<LayerNorms> norms_;
-    std::vector<float> final_norm_;
-    struct LayerLinears { cpu::PreparedLinear q, k, v, o, gate, up, down; };
-    std::vector<LayerLinears> layers_;
-    cpu::PreparedLinear lm_head_;
+    const ModelPlan plan_;
+    std::vector<cpu::PreparedLinear> linears_;  // plan_.linears, as the CPU kernels read them
+    std::vector<std::vector<float>> f32_;       // plan_.tensors that steps read in fp32 (norm weights, biases); others empty
     int act_parts_ = 3;
     uint64_t streamed_bytes_ = 0;
     cpu::QuantizedActs acts_;
@@ -184,7 +204,7 @@ private:
 
 void CpuBackend::check_batch(const ForwardBatch& batch) const {
     if (k_pool_.empty()) throw Error("CPU backend: forward() before allocate_kv()");
-    const int window = attention_window(cfg_);
+    const int window = plan_.kv_window;
     for (const auto& seq : batch.seqs) {
         const int needed = (seq.context_before + seq.num_tokens + layout_.block_size - 1) / layout_.block_size;
         if (seq.num_tokens <= 0 || seq.token_offset < 0 || seq.token_offset + seq.num_tokens > batch.num_tokens() ||
@@ -232,8 +252,7 @@ void CpuBackend::forward(const ForwardBatch& batch, std::vector<float>& logits) 
     check_batch(batch);
     const ModelConfig& c = cfg_;
     const int T = batch.num_tokens();
-    const int H = c.hidden_size, hd = c.head_dim;
-    const int q_dim = c.num_heads * hd, kv_dim = c.num_kv_heads * hd;
+    const int H = c.hidden_size;
     s_.reserve(T, c);
     for (size_t j = 0; j < batch.seqs.size(); ++j) {
         const SeqSlice& seq = batch.seqs[j];
@@ -243,67 +262,15 @@ void CpuBackend::forward(const ForwardBatch& batch, std::vector<float>& logits) 
     }
 
     // [T, H] embeddings
+    const FloatTensor& embed = plan_.tensor(plan_.embed);
     pool_.parallel_for(T, 1, [&](int64_t b, int64_t e) {
-        for (int64_t t = b; t < e; ++t) row_to_f32(model_.weights.embed_tokens, batch.tokens[size_t(t)], H, s_.x.data() + size_t(t) * H);
+        for (int64_t t = b; t < e; ++t) row_to_f32(embed, batch.tokens[size_t(t)], H, s_.x.data() + size_t(t) * H);
     });
 
-    const float scale = 1.0f / std::sqrt(float(hd));
-    const int window = attention_window(c);  // Mistral v0.1; keys out of the window are never read
     plan_attention(batch);
-    for (int l = 0; l < c.num_layers; ++l) {
-        pool_.parallel_for(T, 1, [&](int64_t b, int64_t e) {
-            cpu::rms_norm(s_.x.data() + size_t(b) * H, norms_[size_t(l)].input.data(), s_.xn.data() + size_t(b) * H, int(e - b), H, c.rms_norm_eps);
-        });
-        const LayerLinears& P = layers_[size_t(l)];
-        // q [T, q_dim], k and v [T, kv_dim]
-        cpu::run_linears({{&P.q, s_.q.data()}, {&P.k, s_.k.data()}, {&P.v, s_.v.data()}}, s_.xn.data(), T, act_parts_, acts_, pool_);
-        pool_.parallel_for(T, 1, [&](int64_t b, int64_t e) {
-            cpu::rope(s_.q.data() + size_t(b) * q_dim, int(e - b), c.num_heads, hd, s_.positions.data() + b, inv_freq_.data());
-            cpu::rope(s_.k.data() + size_t(b) * kv_dim, int(e - b), c.num_kv_heads, hd, s_.positions.data() + b, inv_freq_.data());
-        });
-        float* kp = k_pool_[size_t(l)].data();
-        float* vp = v_pool_[size_t(l)].data();
-        for (const auto& seq : batch.seqs)
-            cpu::write_kv(s_.k.data() + size_t(seq.token_offset) * kv_dim, s_.v.data() + size_t(seq.token_offset) * kv_dim,
-                          seq.num_tokens, seq.context_before, layout_, kp, vp, batch.block_tables.data() + seq.block_table_offset);
-        // One task per run of up to kMaxAttnRows query rows (token, head) of one sequence and one KV
-        // head: each row's result depends only on its own sequence's cache, never on the task it shares.
-        const cpu::KernelTable& kt = cpu::kernels();
-        pool_.run(int64_t(attn_tasks_.size()), [&](int64_t i) {
-            const AttnTask& task = attn_tasks_[size_t(i)];
-            const SeqSlice& seq = batch.seqs[size_t(task.seq)];
-            const float* q[cpu::kMaxAttnRows];
-            float* o[cpu::kMaxAttnRows];
-            int first[cpu::kMaxAttnRows], keys[cpu::kMaxAttnRows];
-            int max_keys = 0;
-            for (int r = 0; r < task.rows; ++r) {
-                const int t = task.token[r], h = task.head[r];
-                const size_t row = (size_t(t) * c.num_heads + size_t(h)) * hd;
-                q[r] = s_.q.data() + row;
-                o[r] = s_.attn.data() + row;
-                const int pos = t - seq.token_offset + seq.context_before;
-                first[r] = first_attended_key(pos, window);
-                keys[r] = pos + 1;
-                max_keys = std::max(max_keys, keys[r]);
-            }
-            thread_local std::vector<float> scores;
-            if (scores.size() < size_t(task.rows) * size_t(max_keys)) scores.resize(size_t(task.rows) * size_t(max_keys));
-            kt.attention_rows(q, o, first, keys, task.rows, task.kv_head, layout_, kp, vp, batch.block_tables.data() + seq.block_table_offset,
-                              scale, scores.data());
-        });
-        cpu::run_linears({{&P.o, s_.proj.data()}}, s_.attn.data(), T, act_parts_, acts_, pool_);  // [T, H]
-        for (size_t i = 0; i < size_t(T) * H; ++i) s_.x[i] += s_.proj[i];
-        pool_.parallel_for(T, 1, [&](int64_t b, int64_t e) {
-            cpu::rms_norm(s_.x.data() + size_t(b) * H, norms_[size_t(l)].post.data(), s_.xn.data() + size_t(b) * H, int(e - b), H, c.rms_norm_eps);
-        });
-        // gate and up [T, I]
-        cpu::run_linears({{&P.gate, s_.gate.data()}, {&P.up, s_.up.data()}}, s_.xn.data(), T, act_parts_, acts_, pool_);
-        const int64_t n_inter = int64_t(T) * c.intermediate_size;
-        pool_.parallel_for(n_inter, 4096, [&](int64_t b, int64_t e) {
-            cpu::silu_mul(s_.gate.data() + b, s_.up.data() + b, s_.gate.data() + b, e - b);
-        });
-        cpu::run_linears({{&P.down, s_.proj.data()}}, s_.gate.data(), T, act_parts_, acts_, pool_);  // [T, H]
-        for (size_t i = 0; i < size_t(T) * H; ++i) s_.x[i] += s_.proj[i];
+    for (int l = 0; l < int(plan_.layers.size()); ++l) {
+        const StepArgs args{batch, T, l};
+        for (const LayerStep& step : plan_.layers[size_t(l)].steps) std::visit([&](const auto& s) { run(s, args); }, step);
     }
 
     // Final norm and lm_head only for the rows that need logits.
@@ -313,14 +280,139 @@ void CpuBackend::forward(const ForwardBatch& batch, std::vector<float>& logits) 
     for (const auto& seq : batch.seqs) {
         if (!seq.want_logits) continue;
         const int t = seq.token_offset + seq.num_tokens - 1;
-        cpu::rms_norm(s_.x.data() + size_t(t) * H, final_norm_.data(), s_.logits_in.data() + size_t(r) * H, 1, H, c.rms_norm_eps);
+        cpu::rms_norm(s_.x.data() + size_t(t) * H, f32(plan_.final_norm.weight), s_.logits_in.data() + size_t(r) * H, 1, H,
+                      plan_.final_norm.eps);
         ++r;
     }
     logits.resize(size_t(rows) * c.vocab_size);
-    if (rows > 0) cpu::run_linears({{&lm_head_, logits.data()}}, s_.logits_in.data(), rows, act_parts_, acts_, pool_);
+    if (rows > 0) cpu::run_linears({{&linear(plan_.lm_head), logits.data()}}, s_.logits_in.data(), rows, act_parts_, acts_, pool_);
+    // Padding rows of the embedding (ids the tokenizer does not have) can never be sampled.
+    for (int i = 0; i < rows; ++i)
+        std::fill(logits.begin() + ptrdiff_t(i) * c.vocab_size + plan_.sampled_vocab, logits.begin() + ptrdiff_t(i + 1) * c.vocab_size,
+                  -std::numeric_limits<float>::infinity());
+}
+
+void CpuBackend::run(const RmsNorm& s, const StepArgs& a) {
+    const int H = cfg_.hidden_size;
+    pool_.parallel_for(a.T, 1, [&](int64_t b, int64_t e) {
+        cpu::rms_norm(s_.x.data() + size_t(b) * H, f32(s.weight), s_.xn.data() + size_t(b) * H, int(e - b), H, s.eps);
+    });
+}
+
+void CpuBackend::run(const QkvProjection& s, const StepArgs& a) {
+    // q [T, q_dim], k and v [T, kv_dim]
+    cpu::run_linears({{&linear(s.q), s_.q.data()}, {&linear(s.k), s_.k.data()}, {&linear(s.v), s_.v.data()}}, s_.xn.data(), a.T,
+                     act_parts_, acts_, pool_);
+    // Qwen2's biases: added to the fp32 products, as nn.Linear adds them.
+    const int q_dim = cfg_.num_heads * cfg_.head_dim, kv_dim = cfg_.num_kv_heads * cfg_.head_dim;
+    const auto add_bias = [&](TensorRef bias, float* rows, int dim) {
+        if (!bias.present()) return;
+        const float* b = f32(bias);
+        for (int t = 0; t < a.T; ++t)
+            for (int i = 0; i < dim; ++i) rows[size_t(t) * dim + i] += b[i];
+    };
+    add_bias(s.q_bias, s_.q.data(), q_dim);
+    add_bias(s.k_bias, s_.k.data(), kv_dim);
+    add_bias(s.v_bias, s_.v.data(), kv_dim);
+}
+
+void CpuBackend::run(const HeadNorm& s, const StepArgs& a) {
+    // Every head row of q and of k, over head_dim, in place.
+    const int hd = cfg_.head_dim;
+    pool_.parallel_for(a.T, 1, [&](int64_t b, int64_t e) {
+        cpu::rms_norm(s_.q.data() + size_t(b) * cfg_.num_heads * hd, f32(s.q_weight), s_.q.data() + size_t(b) * cfg_.num_heads * hd,
+                      int(e - b) * cfg_.num_heads, hd, s.eps);
+        cpu::rms_norm(s_.k.data() + size_t(b) * cfg_.num_kv_heads * hd, f32(s.k_weight), s_.k.data() + size_t(b) * cfg_.num_kv_heads * hd,
+                      int(e - b) * cfg_.num_kv_heads, hd, s.eps);
+    });
+}
+
+void CpuBackend::run(const Rope& s, const StepArgs& a) {
+    const int hd = cfg_.head_dim;
+    const int q_dim = cfg_.num_heads * hd, kv_dim = cfg_.num_kv_heads * hd;
+    const float* inv_freq = plan_.rope_tables[size_t(s.table)].data();
+    pool_.parallel_for(a.T, 1, [&](int64_t b, int64_t e) {
+        cpu::rope(s_.q.data() + size_t(b) * q_dim, int(e - b), cfg_.num_heads, hd, s_.positions.data() + b, inv_freq);
+        cpu::rope(s_.k.data() + size_t(b) * kv_dim, int(e - b), cfg_.num_kv_heads, hd, s_.positions.data() + b, inv_freq);
+    });
+}
+
+void CpuBackend::run(const Attention& s, const StepArgs& a) {
+    const ForwardBatch& batch = a.batch;
+    const int hd = cfg_.head_dim;
+    const int kv_dim = cfg_.num_kv_heads * hd;
+    float* kp = k_pool_[size_t(a.layer)].data();
+    float* vp = v_pool_[size_t(a.layer)].data();
+    for (const auto& seq : batch.seqs)
+        cpu::write_kv(s_.k.data() + size_t(seq.token_offset) * kv_dim, s_.v.data() + size_t(seq.token_offset) * kv_dim,
+                      seq.num_tokens, seq.context_before, layout_, kp, vp, batch.block_tables.data() + seq.block_table_offset);
+    // One task per run of up to kMaxAttnRows query rows (token, head) of one sequence and one KV
+    // head: each row's result depends only on its own sequence's cache, never on the task it shares.
+    // Keys out of the window are never read.
+    const cpu::KernelTable& kt = cpu::kernels();
+    pool_.run(int64_t(attn_tasks_.size()), [&](int64_t i) {
+        const AttnTask& task = attn_tasks_[size_t(i)];
+        const SeqSlice& seq = batch.seqs[size_t(task.seq)];
+        const float* q[cpu::kMaxAttnRows];
+        float* o[cpu::kMaxAttnRows];
+        int first[cpu::kMaxAttnRows], keys[cpu::kMaxAttnRows];
+        int max_keys = 0;
+        for (int r = 0; r < task.rows; ++r) {
+            const int t = task.token[r], h = task.head[r];
+            const size_t row = (size_t(t) * cfg_.num_heads + size_t(h)) * hd;
+            q[r] = s_.q.data() + row;
+            o[r] = s_.attn.data() + row;
+            const int pos = t - seq.token_offset + seq.context_before;
+            first[r] = first_attended_key(pos, s.window);
+            keys[r] = pos + 1;
+            max_keys = std::max(max_keys, keys[r]);
+        }
+        thread_local std::vector<float> scores;
+        if (scores.size() < size_t(task.rows) * size_t(max_keys)) scores.resize(size_t(task.rows) * size_t(max_keys));
+        kt.attention_rows(q, o, first, keys, task.rows, task.kv_head, layout_, kp, vp, batch.block_tables.data() + seq.block_table_offset,
+                          s.scale, scores.data());
+    });
+}
+
+void CpuBackend::run(const OutProjection& s, const StepArgs& a) {
+    cpu::run_linears({{&linear(s.o), s_.proj.data()}}, s_.attn.data(), a.T, act_parts_, acts_, pool_);  // [T, H]
+}
+
+void CpuBackend::run(const ResidualAdd&, const StepArgs& a) {
+    for (size_t i = 0; i < size_t(a.T) * cfg_.hidden_size; ++i) s_.x[i] += s_.proj[i];
+}
+
+void CpuBackend::run(const GatedMlp& s, const StepArgs& a) {
+    // gate and up [T, I]
+    cpu::run_linears({{&linear(s.gate), s_.gate.data()}, {&linear(s.up), s_.up.data()}}, s_.xn.data(), a.T, act_parts_, acts_, pool_);
+    const int64_t n_inter = int64_t(a.T) * cfg_.intermediate_size;
+    pool_.parallel_for(n_inter, 4096, [&](int64_t b, int64_t e) {
+        cpu::silu_mul(s_.gate.data() + b, s_.up.data() + b, s_.gate.data() + b, e - b);
+    });
+    cpu::run_linears({{&linear(s.down), s_.proj.data()}}, s_.gate.data(), a.T, act_parts_, acts_, pool_);  // [T, H]
 }
 
 }  // namespace
+
+void check_cpu_plan(const ModelPlan& plan) {
+    // Every step and option layer_plan.h defines runs here; what remains to check is that a step's
+    // tensors have the shapes its loop reads (a plan built by hand, as tests do, could differ).
+    for (int l = 0; l < int(plan.layers.size()); ++l)
+        for (const LayerStep& step : plan.layers[size_t(l)].steps) {
+            const auto check = [&](TensorRef r, int64_t n) {
+                if (r.present() && plan.tensor(r).numel() != n)
+                    refuse_plan("CPU backend", plan, l, step,
+                                plan.name(r) + " has " + std::to_string(plan.tensor(r).numel()) + " values, not " + std::to_string(n));
+            };
+            if (const auto* s = std::get_if<QkvProjection>(&step)) {
+                check(s->q_bias, plan.linear(s->q).out);
+                check(s->k_bias, plan.linear(s->k).out);
+                check(s->v_bias, plan.linear(s->v).out);
+            }
+            // q's and k's heads are both head_dim wide: one size for both weights.
+            if (const auto* s = std::get_if<HeadNorm>(&step)) check(s->q_weight, plan.tensor(s->k_weight).numel());
+        }
+}
 
 std::unique_ptr<Backend> make_cpu_backend(const Model& model, const BackendOptions& options) {
     return std::make_unique<CpuBackend>(model, options);

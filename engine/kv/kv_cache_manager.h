@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "engine/kv/block_pool.h"
+#include "engine/kv/kv_counters.h"
 #include "engine/kv/kv_layout.h"
 
 namespace folio {
@@ -46,25 +47,6 @@ struct PrefixHit {
 struct BlockCopy {
     BlockId src = -1;
     BlockId dst = -1;
-};
-
-struct KvCounters {
-    int64_t blocks_total = 0;
-    int64_t blocks_used = 0;    // held by at least one sequence
-    int64_t blocks_cached = 0;  // held by none, still holding a reusable prefix-cache entry
-    int64_t blocks_free = 0;    // held by none, empty
-    int block_size = 0;
-    int64_t slots_allocated = 0;  // used blocks x block size
-    int64_t slots_filled = 0;     // of those, slots holding a token's KV
-    int64_t prefix_lookup_tokens = 0;
-    int64_t prefix_hit_tokens = 0;
-    int64_t evictions = 0;
-    int64_t cow_copies = 0;
-
-    // Slots allocated to sequences but unused, 0..1.
-    double fragmentation() const { return slots_allocated ? double(slots_allocated - slots_filled) / double(slots_allocated) : 0.0; }
-    // Prompt tokens served from the cache / prompt tokens looked up, 0..1.
-    double prefix_hit_rate() const { return prefix_lookup_tokens ? double(prefix_hit_tokens) / double(prefix_lookup_tokens) : 0.0; }
 };
 
 struct KvSequenceInfo {

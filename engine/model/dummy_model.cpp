@@ -10,6 +10,7 @@
 #include "engine/core/error.h"
 #include "engine/core/half.h"
 #include "engine/core/thread_pool.h"
+#include "engine/model/architectures.h"
 #include "engine/model/weights_loader.h"
 
 namespace folio {
@@ -20,7 +21,9 @@ struct Shape {
     int hidden, intermediate, layers, heads, kv_heads, vocab, context;
     float rope_theta;
     bool tied;
-    const char* type;
+    const char* type;  // config.json's model_type: names the architecture
+    int head_dim = 0;  // 0: hidden / heads
+    bool llama3_rope = false;  // Llama-3.1's rope_scaling (factor 8, 1..4, 8192)
 };
 
 const std::map<std::string, Shape>& shapes() {
@@ -31,6 +34,11 @@ const std::map<std::string, Shape>& shapes() {
         {"llama-2-13b", {5120, 13824, 40, 40, 40, 32000, 4096, 10000.0f, false, "llama"}},
         {"mistral-7b", {4096, 14336, 32, 32, 8, 32000, 32768, 1000000.0f, false, "mistral"}},
         {"llama-3-8b", {4096, 14336, 32, 32, 8, 128256, 8192, 500000.0f, false, "llama"}},
+        // The config.json shapes of Llama-3.1-8B, Qwen2.5-7B (q/k/v biases, vocab padded to 152064)
+        // and Qwen3-8B (q/k head norms, head_dim 128).
+        {"llama-3.1-8b", {4096, 14336, 32, 32, 8, 128256, 131072, 500000.0f, false, "llama", 0, true}},
+        {"qwen2.5-7b", {3584, 18944, 28, 28, 4, 152064, 32768, 1000000.0f, false, "qwen2"}},
+        {"qwen3-8b", {4096, 12288, 36, 32, 8, 151936, 40960, 1000000.0f, false, "qwen3", 128}},
     };
     return s;
 }
@@ -184,14 +192,15 @@ ModelConfig dummy_config(const std::string& full) {
     }
     const Shape& s = it->second;
     ModelConfig c;
-    c.architecture = std::string(s.type) == "mistral" ? "MistralForCausalLM" : "LlamaForCausalLM";
+    c.architecture = find_architecture_by_model_type(s.type)->name;
     c.model_type = s.type;
     c.hidden_size = s.hidden;
     c.intermediate_size = s.intermediate;
     c.num_layers = s.layers;
     c.num_heads = s.heads;
     c.num_kv_heads = s.kv_heads;
-    c.head_dim = s.hidden / s.heads;
+    c.head_dim = s.head_dim ? s.head_dim : s.hidden / s.heads;
+    if (s.llama3_rope) c.rope_scaling = RopeScaling{"llama3", 8.0f, 1.0f, 4.0f, 8192};
     c.vocab_size = s.vocab;
     c.max_position_embeddings = s.context;
     c.rms_norm_eps = 1e-5f;
@@ -218,6 +227,8 @@ ModelWeights dummy_weights(const ModelConfig& c, uint64_t seed, const LoadProgre
 
     ModelWeights w;
     const int h = c.hidden_size, hd = c.head_dim;
+    const Architecture* arch = find_architecture(c.architecture);
+    if (!arch) throw Error("dummy weights: unknown architecture \"" + c.architecture + "\"");
     w.embed_tokens = FloatTensor{dt, {c.vocab_size, h}, random_floats(g, dt, int64_t(c.vocab_size) * h, kUniformHalfWidth)};
     for (int i = 0; i < c.num_layers; ++i) {
         LayerWeights L;
@@ -230,6 +241,15 @@ ModelWeights dummy_weights(const ModelConfig& c, uint64_t seed, const LoadProgre
         L.gate_proj = random_linear(g, c, h, c.intermediate_size);
         L.up_proj = random_linear(g, c, h, c.intermediate_size);
         L.down_proj = random_linear(g, c, c.intermediate_size, h);
+        if (arch->qkv_bias) {
+            L.q_bias = FloatTensor{dt, {c.num_heads * hd}, random_floats(g, dt, c.num_heads * hd, kUniformHalfWidth)};
+            L.k_bias = FloatTensor{dt, {c.num_kv_heads * hd}, random_floats(g, dt, c.num_kv_heads * hd, kUniformHalfWidth)};
+            L.v_bias = FloatTensor{dt, {c.num_kv_heads * hd}, random_floats(g, dt, c.num_kv_heads * hd, kUniformHalfWidth)};
+        }
+        if (arch->head_norms) {
+            L.q_norm = ones(g, dt, hd);
+            L.k_norm = ones(g, dt, hd);
+        }
         w.layers.push_back(std::move(L));
     }
     w.final_norm = ones(g, dt, h);

@@ -1,7 +1,7 @@
 #pragma once
 // dummy:NAME models: random weights (seeded, reproducible) at the shapes of real checkpoints, for
 // benchmarks and demos. NAME is a base shape with an optional storage suffix:
-//   tiny, llama-0.8b, llama-2-7b, llama-2-13b, mistral-7b, llama-3-8b
+//   tiny, llama-0.8b, llama-2-7b, llama-2-13b, mistral-7b, llama-3-8b, llama-3.1-8b, qwen2.5-7b, qwen3-8b
 //   [-fp16 (default) | -bf16 | -fp32 | -awq (group 128) | -awq-g64 | -awq-g32]
 #include <cstdint>
 #include <functional>

@@ -83,6 +83,7 @@ std::unique_ptr<Model> load_dummy(const std::string& spec, const LoadOptions& op
     if (!options.tokenizer_path.empty()) {
         m->tokenizer = load_tokenizer(options.tokenizer_path);
         m->config.vocab_size = m->tokenizer->vocab_size();
+        m->config.decodable_vocab = m->config.vocab_size;
         const fs::path p(options.tokenizer_path);
         if (fs::is_directory(p)) m->tokenizer_config = load_tokenizer_config(p.string());
     } else {
@@ -95,13 +96,25 @@ std::unique_ptr<Model> load_dummy(const std::string& spec, const LoadOptions& op
 
 }  // namespace
 
+std::string model_display_name(const std::string& dir) {
+    fs::path p = fs::path(dir).lexically_normal();
+    if (p.filename().empty()) p = p.parent_path();  // a trailing slash
+    const fs::path parent = p.parent_path();
+    const std::string repo = parent.parent_path().filename().string();
+    if (parent.filename() == "snapshots" && repo.rfind("models--", 0) == 0 && repo.size() > 8) {
+        std::string id = repo.substr(8);
+        if (const auto sep = id.find("--"); sep != std::string::npos) id.replace(sep, 2, "/");
+        return id;
+    }
+    return p.filename().string();
+}
+
 std::unique_ptr<Model> load_model(const std::string& spec, const LoadOptions& options) {
     if (spec.rfind("dummy:", 0) == 0) return load_dummy(spec, options);
     auto m = std::make_unique<Model>();
     report(options.progress, "reading config");
     m->spec = spec;
-    m->name = fs::path(spec).filename().string();
-    if (m->name.empty()) m->name = fs::path(spec).parent_path().filename().string();
+    m->name = model_display_name(spec);
     m->config = load_model_config(spec);
     if (!fs::exists(fs::path(spec) / "tokenizer.model") && !fs::exists(fs::path(spec) / "tokenizer.json"))
         throw Error("no tokenizer.json or tokenizer.model in " + spec +
@@ -110,6 +123,7 @@ std::unique_ptr<Model> load_model(const std::string& spec, const LoadOptions& op
     if (m->tokenizer->vocab_size() > m->config.vocab_size)
         throw Error(spec + ": the tokenizer has " + std::to_string(m->tokenizer->vocab_size()) + " tokens but config.json's vocab_size is " +
                     std::to_string(m->config.vocab_size) + ": the tokenizer does not belong to this model");
+    m->config.decodable_vocab = m->tokenizer->vocab_size();  // rows past it are padding, never sampled
     m->tokenizer_config = load_tokenizer_config(spec);
     m->generation = load_generation_defaults(spec);
     report(options.progress, "opening the checkpoint");

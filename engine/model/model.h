@@ -51,4 +51,8 @@ struct LoadOptions {
 // tensor or setting at fault.
 std::unique_ptr<Model> load_model(const std::string& spec, const LoadOptions& options = {});
 
+// How a model folder is named for people: the folder's name, or "org/name" for a snapshot of the
+// Hugging Face hub cache (.../models--org--name/snapshots/<commit>), whose own name is a commit hash.
+std::string model_display_name(const std::string& dir);
+
 }  // namespace folio

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "engine/core/error.h"
+#include "engine/model/architectures.h"
 
 namespace folio {
 
@@ -117,15 +118,14 @@ ModelConfig parse_model_config(const std::string& json_text, const std::string& 
         if (!j["architectures"].is_array() || j["architectures"].empty() || !j["architectures"][0].is_string())
             r.fail("\"architectures\" must be a list of names");
         c.architecture = j["architectures"][0].get<std::string>();
-    } else if (c.model_type == "llama") {
-        c.architecture = "LlamaForCausalLM";
-    } else if (c.model_type == "mistral") {
-        c.architecture = "MistralForCausalLM";
+    } else if (const Architecture* a = find_architecture_by_model_type(c.model_type)) {
+        c.architecture = a->name;
     }
-    if (c.architecture != "LlamaForCausalLM" && c.architecture != "MistralForCausalLM")
-        r.fail("unknown architecture \"" + (c.architecture.empty() ? c.model_type : c.architecture) +
-               "\": Folio runs LlamaForCausalLM and MistralForCausalLM checkpoints");
-    if (c.model_type.empty()) c.model_type = c.architecture == "MistralForCausalLM" ? "mistral" : "llama";
+    const Architecture* arch = find_architecture(c.architecture);
+    if (!arch)
+        r.fail("unknown architecture \"" + (c.architecture.empty() ? c.model_type : c.architecture) + "\": Folio runs " +
+               architecture_names() + " checkpoints");
+    if (c.model_type.empty()) c.model_type = arch->model_type;
 
     c.hidden_size = r.positive_int("hidden_size");
     c.intermediate_size = r.positive_int("intermediate_size");
@@ -147,14 +147,22 @@ ModelConfig parse_model_config(const std::string& json_text, const std::string& 
     c.rms_norm_eps = r.number_or("rms_norm_eps", 1e-6f);
     if (!(c.rms_norm_eps > 0)) r.fail("\"rms_norm_eps\" must be positive");
     c.rope_theta = r.number_or("rope_theta", 10000.0f);
+    // transformers 5 writes rope_theta and the scaling together as "rope_parameters"; it wins over the
+    // older fields when both are there, as in transformers.
+    const char* rope_key = r.has("rope_parameters") ? "rope_parameters" : "rope_scaling";
+    if (r.has("rope_parameters")) {
+        if (!j["rope_parameters"].is_object()) r.fail("\"rope_parameters\" must be an object");
+        c.rope_theta = Reader(j["rope_parameters"], source + " rope_parameters").number_or("rope_theta", c.rope_theta);
+    }
     if (!(c.rope_theta > 0)) r.fail("\"rope_theta\" must be positive");
 
-    if (r.has("rope_scaling")) {
-        const json& rs = j["rope_scaling"];
-        if (!rs.is_object()) r.fail("\"rope_scaling\" must be an object or null");
-        Reader s(rs, source + " rope_scaling");
+    if (r.has(rope_key)) {
+        const json& rs = j[rope_key];
+        if (!rs.is_object()) r.fail(std::string("\"") + rope_key + "\" must be an object or null");
+        Reader s(rs, source + " " + rope_key);
         RopeScaling scaling;
         scaling.type = s.has("rope_type") ? s.string_or("rope_type", "") : s.string_or("type", "");
+        if (scaling.type.empty() && std::string(rope_key) == "rope_parameters") scaling.type = "default";
         scaling.factor = s.number_or("factor", 1.0f);
         if (scaling.type == "llama3") {
             scaling.low_freq_factor = s.number_or("low_freq_factor", 1.0f);
@@ -171,10 +179,18 @@ ModelConfig parse_model_config(const std::string& json_text, const std::string& 
         if (scaling.type != "default") c.rope_scaling = scaling;
     }
     if (r.has("sliding_window")) c.sliding_window = r.positive_int("sliding_window");
+    // Qwen2/Qwen3 window only the layers from max_window_layers on, and only with use_sliding_window
+    // (false in every released checkpoint): one window for all layers would attend differently.
+    if (!arch->honours_sliding_window && r.bool_or("use_sliding_window", false))
+        r.fail("use_sliding_window true is not supported for " + c.architecture +
+               " (its window applies per layer); set it to false to attend the whole context as the released checkpoints do");
 
     const std::string act = r.string_or("hidden_act", "silu");
     if (act != "silu") r.fail("hidden_act \"" + act + "\" is not supported (Llama-family models use silu)");
-    if (r.bool_or("attention_bias", false)) r.fail("attention_bias true is not supported (Llama-family projections have no bias)");
+    // Qwen2's q/k/v biases are part of the architecture (architectures.h qkv_bias), whatever this says;
+    // elsewhere attention_bias also puts a bias on o_proj, which no step has.
+    if (!arch->qkv_bias && r.bool_or("attention_bias", false))
+        r.fail("attention_bias true is not supported for " + c.architecture + " (biases on q/k/v/o projections); only Qwen2's q/k/v biases are");
     if (r.bool_or("mlp_bias", false)) r.fail("mlp_bias true is not supported");
 
     c.tie_word_embeddings = r.bool_or("tie_word_embeddings", false);
@@ -229,7 +245,8 @@ ModelConfig load_model_config(const std::string& model_dir) {
 }
 
 int attention_window(const ModelConfig& config) {
-    if (config.architecture != "MistralForCausalLM" || !config.sliding_window) return 0;
+    const Architecture* arch = find_architecture(config.architecture);
+    if (!arch || !arch->honours_sliding_window || !config.sliding_window) return 0;
     return *config.sliding_window >= config.max_position_embeddings ? 0 : *config.sliding_window;
 }
 

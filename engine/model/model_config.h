@@ -9,7 +9,8 @@
 
 namespace folio {
 
-// Llama-3.1 style "llama3" rope scaling, or linear/dynamic-free "linear" scaling.
+// Llama-3.1 style "llama3" rope scaling, or linear/dynamic-free "linear" scaling. Read from
+// "rope_scaling" or, as transformers 5 writes it, from "rope_parameters" (which also holds rope_theta).
 struct RopeScaling {
     std::string type;  // "llama3" or "linear"
     float factor = 1.0f;
@@ -30,8 +31,8 @@ struct QuantConfig {
 };
 
 struct ModelConfig {
-    std::string architecture;  // "LlamaForCausalLM" or "MistralForCausalLM"
-    std::string model_type;    // "llama", "mistral"
+    std::string architecture;  // a name of the architecture table (architectures.h): "LlamaForCausalLM", ...
+    std::string model_type;    // "llama", "mistral", "qwen2", "qwen3"
     int hidden_size = 0;
     int intermediate_size = 0;
     int num_layers = 0;
@@ -47,22 +48,27 @@ struct ModelConfig {
     bool tie_word_embeddings = false;
     int bos_token_id = 1;
     std::vector<int> eos_token_ids{2};
+    // Not from config.json: the tokenizer's size when the model's loader knows it (load_model). Ids at or
+    // past it are embedding rows padded past the tokenizer (Qwen: 151936 rows, 151669 tokens): they
+    // decode to nothing, so they are never sampled (ModelPlan::sampled_vocab). 0: every id is a token.
+    int decodable_vocab = 0;
     DType torch_dtype = DType::F16;
     QuantConfig quant;
 };
 
 // Parses config.json (and the AWQ side files next to it). Throws folio::Error naming the file and the
 // field when a value is missing, of the wrong type, inconsistent (e.g. heads not dividing hidden size)
-// or when the architecture is not a supported Llama-family one.
+// or when the architecture is not in the architecture table (architectures.h).
 ModelConfig load_model_config(const std::string& model_dir);
 
 // Same, from an already parsed JSON text; `source` names the file in error messages.
 ModelConfig parse_model_config(const std::string& json_text, const std::string& source);
 
-// The sliding window attention uses, in keys (0: every earlier key is attended). transformers applies
-// `sliding_window` in Mistral's attention only (Llama's ignores the field, which some Llama-architecture
-// configs carry); a window covering the whole context changes nothing, so it reads as 0 too. Both
-// backends take it from here so their masks cannot drift apart.
+// The sliding window attention uses, in keys (0: every earlier key is attended), and by which the KV
+// cache may release blocks. transformers applies `sliding_window` in Mistral's attention only (the
+// architecture table's honours_sliding_window; Llama's attention ignores the field, which some
+// Llama-architecture configs carry); a window covering the whole context changes nothing, so it reads
+// as 0 too. The plan functions and the engine take it from here so masks and releases agree.
 int attention_window(const ModelConfig& config);
 
 }  // namespace folio

@@ -37,6 +37,15 @@ nlohmann::ordered_json config_json(const ModelConfig& c, const ExportOptions& o)
     j["bos_token_id"] = c.bos_token_id;
     j["eos_token_id"] = c.eos_token_ids.size() == 1 ? nlohmann::ordered_json(c.eos_token_ids[0]) : nlohmann::ordered_json(c.eos_token_ids);
     if (c.sliding_window) j["sliding_window"] = *c.sliding_window;
+    if (c.rope_scaling) {
+        const RopeScaling& r = *c.rope_scaling;
+        j["rope_scaling"] = {{"rope_type", r.type}, {"factor", r.factor}};
+        if (r.type == "llama3") {
+            j["rope_scaling"]["low_freq_factor"] = r.low_freq_factor;
+            j["rope_scaling"]["high_freq_factor"] = r.high_freq_factor;
+            j["rope_scaling"]["original_max_position_embeddings"] = r.original_max_position_embeddings;
+        }
+    }
     j["torch_dtype"] = torch_dtype_name(c.torch_dtype);
     if (o.awq)
         j["quantization_config"] = {{"quant_method", "awq"}, {"bits", 4}, {"group_size", o.group_size}, {"zero_point", true}, {"version", "gemm"}};
@@ -113,6 +122,11 @@ void export_model(const Model& model, const ExportOptions& o) {
             if (o.awq) add_awq(tensors, p + name, lin->dense, o.group_size);
             else tensors.push_back(dense_tensor(p + name + ".weight", lin->dense));
         }
+        // Qwen2's q/k/v biases and Qwen3's head norms, where the family has them.
+        for (const auto& [name, t] : {std::pair{"self_attn.q_proj.bias", &L.q_bias}, {"self_attn.k_proj.bias", &L.k_bias},
+                                      {"self_attn.v_proj.bias", &L.v_bias}, {"self_attn.q_norm.weight", &L.q_norm},
+                                      {"self_attn.k_norm.weight", &L.k_norm}})
+            if (t->data) tensors.push_back(float_tensor(p + name, *t));
     }
     tensors.push_back(float_tensor("model.norm.weight", w.final_norm));
     if (!c.tie_word_embeddings) tensors.push_back(dense_tensor("lm_head.weight", w.lm_head.dense));

@@ -60,6 +60,10 @@ void row_to_f32(const FloatTensor& t, int64_t row, int64_t cols, float* out);
 struct LayerWeights {
     FloatTensor input_norm;      // [hidden]
     Linear q_proj, k_proj, v_proj, o_proj;
+    // Qwen2's q/k/v projection biases ([heads * head_dim], [kv_heads * head_dim]) and Qwen3's per-head
+    // q/k RMS norm weights ([head_dim]); data is null in families without them.
+    FloatTensor q_bias, k_bias, v_bias;
+    FloatTensor q_norm, k_norm;
     FloatTensor post_attention_norm;  // [hidden]
     Linear gate_proj, up_proj, down_proj;
 };

@@ -1,6 +1,7 @@
 #include "engine/model/weights_loader.h"
 
 #include "engine/core/error.h"
+#include "engine/model/architectures.h"
 
 namespace folio {
 
@@ -64,6 +65,8 @@ uint64_t weight_bytes_per_token(const ModelWeights& w) {
                                 &layer.up_proj, &layer.down_proj})
             bytes += linear_bytes(*l);
         bytes += norm(layer.input_norm) + norm(layer.post_attention_norm);
+        for (const FloatTensor* t : {&layer.q_bias, &layer.k_bias, &layer.v_bias, &layer.q_norm, &layer.k_norm})
+            if (t->data) bytes += norm(*t);
     }
     bytes += norm(w.final_norm) + linear_bytes(w.lm_head);
     return bytes;
@@ -73,6 +76,7 @@ ModelWeights load_weights(const Checkpoint& ck, const ModelConfig& c, const Load
     ModelWeights w;
     const int h = c.hidden_size, hd = c.head_dim;
     report(progress, "mapping weights", 0, c.num_layers + 1, "layers");
+    const Architecture* arch = find_architecture(c.architecture);
     w.embed_tokens = float_tensor(ck, "model.embed_tokens.weight", {c.vocab_size, h});
     for (int i = 0; i < c.num_layers; ++i) {
         const std::string p = "model.layers." + std::to_string(i) + ".";
@@ -86,6 +90,16 @@ ModelWeights load_weights(const Checkpoint& ck, const ModelConfig& c, const Load
         L.gate_proj = load_linear(ck, c, p + "mlp.gate_proj", h, c.intermediate_size);
         L.up_proj = load_linear(ck, c, p + "mlp.up_proj", h, c.intermediate_size);
         L.down_proj = load_linear(ck, c, p + "mlp.down_proj", c.intermediate_size, h);
+        // Biases stay in a float dtype next to AWQ's packed weights (AutoAWQ keeps them as nn.Linear does).
+        if (arch && arch->qkv_bias) {
+            L.q_bias = float_tensor(ck, p + "self_attn.q_proj.bias", {c.num_heads * hd});
+            L.k_bias = float_tensor(ck, p + "self_attn.k_proj.bias", {c.num_kv_heads * hd});
+            L.v_bias = float_tensor(ck, p + "self_attn.v_proj.bias", {c.num_kv_heads * hd});
+        }
+        if (arch && arch->head_norms) {
+            L.q_norm = float_tensor(ck, p + "self_attn.q_norm.weight", {hd});
+            L.k_norm = float_tensor(ck, p + "self_attn.k_norm.weight", {hd});
+        }
         w.layers.push_back(std::move(L));
         report(progress, "mapping weights", i + 1, c.num_layers + 1, "layers");
     }

@@ -6,9 +6,7 @@
 
 #include "engine/core/error.h"
 #include "engine/model/model.h"
-#include "engine/runtime/prompt_builder.h"
 #include "engine/runtime/sample_step.h"
-#include "engine/sampling/stop_checker.h"
 
 namespace folio {
 
@@ -62,8 +60,9 @@ struct EngineCore::Active {
     SamplingParams sampling;
     uint64_t seed = 0;
     std::string tag;
-    StopConditions stop_conditions;
-    std::unique_ptr<StopChecker> stop;  // owns the streaming detokenizer
+    std::vector<int32_t> end_ids;  // ids that end it: its stop ids, and the EOS ids unless ignore_eos
+    int max_tokens = 0;          // the request's max_tokens, counted from its prompt (a fork: its parent's)
+    int max_new = 0;             // tokens it may still report: max_tokens less the inherited ones, at least 1
     int num_prompt_tokens = 0;   // the prompt as the scheduler knows it (a fork's includes the shared tokens)
     int generated_before = 0;    // a fork's tokens inherited from its parent (not reported again)
     int preemptions = 0;
@@ -77,94 +76,103 @@ EngineCore::EngineCore(std::shared_ptr<const Model> model, std::unique_ptr<Backe
     : model_(std::move(model)),
       backend_(std::move(backend)),
       sched_(scheduler_config(*model_, *backend_, options)),
-      prompts_(*model_),
       seed_rng_(std::random_device{}()) {
-    if (!model_->tokenizer) throw Error("the model " + model_->name + " has no tokenizer: the engine needs one to stream text");
     KvLayout layout = kv_layout_of(*model_, options.block_size);
     layout.num_blocks = sched_.kv().num_blocks();
     report(options.backend.progress, "allocating the KV cache");
     backend_->allocate_kv(layout);
-    for (int id : model_->stop_token_ids()) stop_ids_.push_back(int32_t(id));
     device_name_ = backend_->device_name();
 }
 
 EngineCore::~EngineCore() = default;
 
-RequestId EngineCore::add(Request request) {
+RequestId EngineCore::add(CoreRequest request) {
     while (active_.count(next_id_)) ++next_id_;
     const RequestId id = next_id_++;
     add(id, std::move(request));
     return id;
 }
 
-void EngineCore::add(RequestId id, Request request) {
+void EngineCore::add(RequestId id, CoreRequest request) {
     if (id == 0 || active_.count(id)) {
         reject(id, "request id " + std::to_string(id) + " is zero or already in use");
         return;
     }
-    std::vector<int32_t> prompt;
-    auto a = std::make_unique<Active>();
     try {
         validate(request.sampling);
-        validate(request.stop);
-        prompt = prompts_.build(request);
-        // A continued reply's first token follows text already shown: no leading-space rule for it.
-        a->stop = std::make_unique<StopChecker>(*model_->tokenizer, request.stop, stop_ids_, request.continue_final_message);
+        if (request.max_tokens < 1) throw Error("max_tokens must be >= 1, got " + std::to_string(request.max_tokens));
+        const int vocab = model_->config.vocab_size;
+        for (size_t i = 0; i < request.prompt_ids.size(); ++i) {
+            const int32_t t = request.prompt_ids[i];
+            if (t < 0 || t >= vocab)
+                throw Error("prompt token " + std::to_string(i) + " is id " + std::to_string(t) + ", outside the model's vocabulary of " +
+                            std::to_string(vocab));
+        }
     } catch (const std::exception& e) {
-        reject(id, e.what(), std::move(prompt));
+        reject(id, e.what(), std::move(request.prompt_ids));
         return;
     }
-    if (const std::string why = sched_.check_prompt(int64_t(prompt.size())); !why.empty()) {
-        reject(id, why, std::move(prompt));
+    if (const std::string why = sched_.check_prompt(int64_t(request.prompt_ids.size())); !why.empty()) {
+        reject(id, why, std::move(request.prompt_ids));
         return;
     }
+    auto a = std::make_unique<Active>();
     a->id = id;
     a->sampling = request.sampling;
     a->seed = request.sampling.seed ? *request.sampling.seed : seed_rng_();
     a->tag = std::move(request.tag);
-    a->stop_conditions = request.stop;
-    a->num_prompt_tokens = int(prompt.size());
-    a->submitted = Clock::now();
-    sched_.add(id, std::move(prompt), request.priority);
+    a->end_ids = std::move(request.stop_token_ids);
+    if (!request.ignore_eos) a->end_ids.insert(a->end_ids.end(), request.eos_token_ids.begin(), request.eos_token_ids.end());
+    a->max_tokens = a->max_new = request.max_tokens;
+    a->num_prompt_tokens = int(request.prompt_ids.size());
+    a->submitted = request.arrival == Clock::time_point{} ? Clock::now() : request.arrival;
+    sched_.add(id, std::move(request.prompt_ids), request.priority);
     active_.emplace(id, std::move(a));
     stalled_ = false;
 }
 
-void EngineCore::cancel(RequestId id) {
-    const auto it = active_.find(id);
-    if (it == active_.end()) return;
-    std::string held = it->second->stop->finish();
-    finish(id, FinishReason::Cancelled, std::move(held));
+void EngineCore::cancel(RequestId id) { finish(id, FinishReason::Cancelled); }
+
+void EngineCore::abort(RequestId id) {
+    if (!active_.erase(id)) return;
+    sched_.remove(id);
+    stalled_ = false;
 }
 
 std::optional<RequestId> EngineCore::fork(RequestId parent, const SamplingParams& sampling) {
-    const auto it = active_.find(parent);
-    const SchedSequence* ps = sched_.find(parent);
-    if (it == active_.end() || !ps) return std::nullopt;
     validate(sampling);
-    const Active& p = *it->second;
+    if (!active_.count(parent)) return std::nullopt;
     while (active_.count(next_id_)) ++next_id_;
     const RequestId id = next_id_++;
+    if (!fork(parent, id, sampling)) return std::nullopt;
+    return id;
+}
+
+bool EngineCore::fork(RequestId parent, RequestId child, const SamplingParams& sampling) {
+    validate(sampling);
+    const auto it = active_.find(parent);
+    const SchedSequence* ps = sched_.find(parent);
+    if (it == active_.end() || !ps || child == 0 || active_.count(child)) return false;
+    const Active& p = *it->second;
     auto a = std::make_unique<Active>();
-    a->id = id;
+    a->id = child;
     a->sampling = sampling;
     a->seed = sampling.seed ? *sampling.seed : seed_rng_();
     a->tag = p.tag;
-    // The child's text starts after the fork; inherited tokens count towards its max_tokens.
-    a->stop_conditions = p.stop_conditions;
+    a->end_ids = p.end_ids;
+    // The child's tokens start after the fork; inherited tokens count towards its max_tokens.
+    a->max_tokens = p.max_tokens;
     a->generated_before = ps->num_generated();
-    StopConditions rest = p.stop_conditions;
-    rest.max_tokens = std::max(1, rest.max_tokens - a->generated_before);
-    a->stop = std::make_unique<StopChecker>(*model_->tokenizer, rest, stop_ids_, /*continues_text=*/a->generated_before > 0);
+    a->max_new = std::max(1, a->max_tokens - a->generated_before);
     a->num_prompt_tokens = ps->num_prompt_tokens;
     a->submitted = Clock::now();
     if (ps->running) {
         a->scheduled = true;
         a->first_scheduled = a->submitted;
     }
-    sched_.fork(parent, id);
-    active_.emplace(id, std::move(a));
-    return id;
+    sched_.fork(parent, child);
+    active_.emplace(child, std::move(a));
+    return true;
 }
 
 void EngineCore::set_input_closed(bool closed) {
@@ -174,10 +182,15 @@ void EngineCore::set_input_closed(bool closed) {
 
 bool EngineCore::has_unfinished() const { return sched_.has_unfinished(); }
 
+int EngineCore::num_generated(RequestId id) const {
+    const SchedSequence* s = sched_.find(id);
+    return s ? s->num_generated() : 0;
+}
+
 void EngineCore::reject(RequestId id, const std::string& message, std::vector<int32_t> prompt_ids) {
-    Event e;
-    e.kind = Event::Kind::Error;
+    CoreEvent e;
     e.id = id;
+    e.finished = true;
     e.reason = FinishReason::Error;
     e.message = message;
     e.timings.prompt_tokens = int(prompt_ids.size());
@@ -204,15 +217,15 @@ RequestTimings EngineCore::timings_of(const Active& a, Clock::time_point now) co
     return t;
 }
 
-void EngineCore::finish(RequestId id, FinishReason reason, std::string text, const std::string& message) {
+void EngineCore::finish(RequestId id, FinishReason reason, const std::string& message, int32_t token) {
     const auto it = active_.find(id);
     if (it == active_.end()) return;
     const Active& a = *it->second;
-    Event e;
-    e.kind = reason == FinishReason::Error ? Event::Kind::Error : Event::Kind::Finished;
+    CoreEvent e;
     e.id = id;
+    e.token = token;
+    e.finished = true;
     e.reason = reason;
-    e.text = std::move(text);
     e.message = message;
     e.timings = timings_of(a, Clock::now());
     if (const SchedSequence* s = sched_.find(id)) e.prompt_ids.assign(s->tokens.begin(), s->tokens.begin() + s->num_prompt_tokens);
@@ -225,7 +238,7 @@ void EngineCore::fail_all(const std::string& message) {
     std::vector<RequestId> ids;
     for (const auto& [id, a] : active_) ids.push_back(id);
     std::sort(ids.begin(), ids.end());
-    for (RequestId id : ids) finish(id, FinishReason::Error, {}, message);
+    for (RequestId id : ids) finish(id, FinishReason::Error, message);
 }
 
 void EngineCore::on_token(RequestId id, int32_t token, Clock::time_point now) {
@@ -234,29 +247,26 @@ void EngineCore::on_token(RequestId id, int32_t token, Clock::time_point now) {
     a.last_token = now;
     ++a.tokens_reported;
     ++total_generated_tokens_;
-    StopDecision d = a.stop->push(token);
-    Event e;
-    e.kind = Event::Kind::Token;
+    // Checked in this order for each token; a stop string (the front door's) may still end it earlier.
+    if (std::find(a.end_ids.begin(), a.end_ids.end(), token) != a.end_ids.end()) return finish(id, FinishReason::Eos, {}, token);
+    if (a.tokens_reported >= a.max_new) return finish(id, FinishReason::Length, {}, token);
+    // The token just sampled takes the last position of the context: nothing can follow it.
+    if (int64_t(sched_.find(id)->tokens.size()) >= sched_.config().max_model_len) return finish(id, FinishReason::ContextFull, {}, token);
+    CoreEvent e;
     e.id = id;
     e.token = token;
-    e.text = std::move(d.text);
+    e.timings = timings_of(a, now);
     pending_.push_back(std::move(e));
-    if (d.finished) {
-        finish(id, d.reason, {});
-        return;
-    }
-    // The token just sampled takes the last position of the context: nothing can follow it.
-    if (int64_t(sched_.find(id)->tokens.size()) >= sched_.config().max_model_len) finish(id, FinishReason::ContextFull, a.stop->finish());
 }
 
-std::vector<Event> EngineCore::step() {
+std::vector<CoreEvent> EngineCore::step() {
     const Clock::time_point t0 = Clock::now();
     SchedulePlan plan = sched_.schedule();
     stalled_ = plan.empty() && sched_.has_unfinished();
     if (plan.empty()) return std::exchange(pending_, {});
 
-    // Sequences the whole pool cannot hold any more leave with the text they have; note their
-    // prompts before apply() drops them.
+    // Sequences the whole pool cannot hold any more end here; note their prompts before apply()
+    // drops them.
     std::vector<std::pair<RequestId, std::vector<int32_t>>> dropped;
     for (SeqId id : plan.out_of_memory) {
         const SchedSequence* s = sched_.find(id);
@@ -269,8 +279,7 @@ std::vector<Event> EngineCore::step() {
         const std::string why = "the KV pool (" + std::to_string(sched_.kv().num_blocks()) + " blocks of " +
                                 std::to_string(sched_.kv().block_size()) + " tokens) cannot hold this conversation's " +
                                 std::to_string(tokens) + " tokens; give the KV cache more memory";
-        std::string held = a.stop->finish();
-        finish(id, FinishReason::ContextFull, std::move(held), why);
+        finish(id, FinishReason::ContextFull, why);
         pending_.back().prompt_ids = std::move(prompt);
     }
     for (SeqId id : plan.preempted) ++active_.at(id)->preemptions;
@@ -330,11 +339,7 @@ std::vector<Event> EngineCore::step() {
         // The step's sequences cannot continue (their KV for this step is not written); everything
         // else is untouched and the engine goes on.
         const std::string message = "the " + backend_->name() + " backend failed during a step: " + e.what();
-        for (const ScheduledChunk& c : plan.chunks) {
-            if (!active_.count(c.id)) continue;
-            std::string held = active_.at(c.id)->stop->finish();
-            finish(c.id, FinishReason::Error, std::move(held), message);
-        }
+        for (const ScheduledChunk& c : plan.chunks) finish(c.id, FinishReason::Error, message);
         last_step_ms_ = ms_between(t0, Clock::now());
         return std::exchange(pending_, {});
     }
@@ -351,22 +356,10 @@ std::vector<Event> EngineCore::step() {
     peak_blocks_used_ = std::max(peak_blocks_used_, sched_.kv().pool().num_used());
     return std::exchange(pending_, {});
 }
-
 EngineStats EngineCore::stats() const {
     EngineStats st;
     const Clock::time_point now = Clock::now();
-    const KvCounters k = sched_.kv().counters();
-    st.blocks_total = k.blocks_total;
-    st.blocks_used = k.blocks_used;
-    st.blocks_cached = k.blocks_cached;
-    st.blocks_free = k.blocks_free;
-    st.block_size = k.block_size;
-    st.fragmentation = k.fragmentation();
-    st.prefix_hit_rate = k.prefix_hit_rate();
-    st.prefix_hit_tokens = k.prefix_hit_tokens;
-    st.prefix_lookup_tokens = k.prefix_lookup_tokens;
-    st.cow_copies = k.cow_copies;
-    st.evictions = k.evictions;
+    st.kv = sched_.kv().counters();
     st.peak_blocks_used = peak_blocks_used_;
     st.running = sched_.num_running();
     st.waiting = sched_.num_waiting();

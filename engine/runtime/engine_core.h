@@ -1,22 +1,25 @@
 #pragma once
-// The engine loop's body, single-threaded: requests in, one step at a time, events out.
+// The engine loop's body, single-threaded, on token ids only: requests in, one step at a time,
+// events out.
 //   step(): scheduler plan -> apply (KV) -> ForwardBatch -> backend (device sampling, or forward and
-//           the host sampler: sample_step) -> tokens ->
-//           text (detokenizer + stop checker) -> events and stats.
-// Engine (engine.h) runs it on its own thread; the benchmark and tests may drive it directly.
+//           the host sampler: sample_step) -> tokens -> end checks (end ids, max_tokens, context)
+//           -> events and stats.
+// Text never comes here: the front door (engine/frontdoor) renders templates and tokenizes before
+// add(), and detokenizes and matches stop strings on the events after step(); a stop string ends a
+// request there, which then abort()s it here. The threaded Engine and SyncEngine (frontdoor) drive it.
 #include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
 #include <random>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "engine/backend/backend.h"
+#include "engine/runtime/core_request.h"
 #include "engine/runtime/engine_options.h"
 #include "engine/runtime/engine_stats.h"
-#include "engine/runtime/prompt_builder.h"
-#include "engine/runtime/request.h"
 #include "engine/runtime/throughput_window.h"
 #include "engine/sampling/sampler.h"
 #include "engine/sched/scheduler.h"
@@ -24,43 +27,50 @@
 namespace folio {
 
 struct Model;
-class StopChecker;
 
 class EngineCore {
 public:
     // Sizes the KV pool on `backend` (options.num_kv_blocks when set, else the backend's plan for
     // options.kv_cache_bytes, at least one full-context sequence, at most max_num_seqs of them when
-    // the budget is the default) and allocates it. Throws folio::Error when the pool does not fit,
-    // the options are inconsistent or the model has no tokenizer.
+    // the budget is the default) and allocates it. Throws folio::Error when the pool does not fit or
+    // the options are inconsistent. The model's tokenizer is never used (it may have none).
     EngineCore(std::shared_ptr<const Model> model, std::unique_ptr<Backend> backend, const EngineOptions& options);
     ~EngineCore();
     EngineCore(const EngineCore&) = delete;
     EngineCore& operator=(const EngineCore&) = delete;
 
-    // Queues a request. Never throws for a bad request: it is answered by an Error event in the next
-    // step()'s events (empty or unreadable prompt, too long for the context or the pool, bad
-    // sampling settings).
-    RequestId add(Request request);
-    // Same with an id chosen by the caller (the threaded Engine hands ids out itself). Ids must be
+    // Queues a request. Never throws for a bad request: it is answered by a finished Error event in
+    // the next step()'s events (empty prompt, an id outside the vocabulary, too long for the context
+    // or the pool, bad sampling settings or max_tokens, an id in use).
+    RequestId add(CoreRequest request);
+    // Same with an id chosen by the caller (the front door hands ids out itself). Ids must be
     // unique and non-zero.
-    void add(RequestId id, Request request);
-    // Frees everything the request holds now; a Finished(Cancelled) event comes with the next
-    // step(). Unknown or finished ids are ignored.
+    void add(RequestId id, CoreRequest request);
+    // Frees everything the request holds now; a finished Cancelled event comes with the next step().
+    // Unknown or finished ids are ignored.
     void cancel(RequestId id);
+    // Frees everything the request holds now, with no event: its caller has already been told it
+    // ended (the front door matched a stop string). Unknown or finished ids are ignored.
+    void abort(RequestId id);
     // A new request continuing `parent` from where it stands: same prompt and tokens so far, KV
     // blocks shared (copied on write), its own sampling (and seed). Its events carry only tokens
-    // generated after the fork; it stops where the parent would (stop conditions and max_tokens
-    // counting the inherited tokens). Returns nullopt when the parent is not active; throws
-    // folio::Error on invalid sampling settings.
+    // generated after the fork; it stops where the parent would (end ids, and max_tokens counting the
+    // inherited tokens). Returns nullopt (false) when the parent is not active or `child` is zero or
+    // taken; throws folio::Error on invalid sampling settings.
     std::optional<RequestId> fork(RequestId parent, const SamplingParams& sampling);
+    bool fork(RequestId parent, RequestId child, const SamplingParams& sampling);
     // Static batching: no more requests are coming, so a smaller last batch may start.
     void set_input_closed(bool closed);
 
     // One iteration. Returns the events since the last step (including rejections and
     // cancellations made in between), in order. Does nothing but return them when idle.
-    std::vector<Event> step();
+    std::vector<CoreEvent> step();
     // Requests queued or running.
     bool has_unfinished() const;
+    // Whether `id` is queued or running.
+    bool has(RequestId id) const { return active_.count(id) > 0; }
+    // Tokens the request has generated so far (a fork's inherited ones included); 0 when unknown.
+    int num_generated(RequestId id) const;
     // The last step() found nothing it could run although requests are queued (static batching
     // waiting for a full batch): stepping again is pointless until a request comes or input closes.
     bool stalled() const { return stalled_; }
@@ -83,9 +93,10 @@ private:
     using Clock = std::chrono::steady_clock;
     struct Active;
 
-    void init(const EngineOptions& options);
     void reject(RequestId id, const std::string& message, std::vector<int32_t> prompt_ids = {});
-    void finish(RequestId id, FinishReason reason, std::string text, const std::string& message = {});
+    // Ends a request: removes it from the scheduler and queues its finished event (`e` carries the
+    // last token, if any).
+    void finish(RequestId id, FinishReason reason, const std::string& message = {}, int32_t token = -1);
     void on_token(RequestId id, int32_t token, Clock::time_point now);
     RequestTimings timings_of(const Active& a, Clock::time_point now) const;
 
@@ -94,10 +105,8 @@ private:
     Sampler sampler_;             // host sampling, for steps the backend does not sample itself
     std::vector<float> logits_;   // the host sampling's logits, kept between steps
     Scheduler sched_;
-    PromptBuilder prompts_;  // one per engine, so template warnings are logged once per model load
-    std::vector<int32_t> stop_ids_;
     std::unordered_map<RequestId, std::unique_ptr<Active>> active_;
-    std::vector<Event> pending_;
+    std::vector<CoreEvent> pending_;
     RequestId next_id_ = 1;
     bool stalled_ = false;
     std::mt19937_64 seed_rng_;

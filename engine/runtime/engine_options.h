@@ -25,6 +25,10 @@ struct EngineOptions {
     bool free_out_of_window_blocks = true;
     BatchingMode batching = BatchingMode::Continuous;
     int static_batch_size = 16;        // Static mode: how many requests form a batch
+    // The threaded Engine (engine/frontdoor/engine.h) renders templates and tokenizes on the step
+    // thread instead of its front-door thread. Only to measure what the front door saves (folio-bench
+    // --suite frontdoor): every running stream then waits for each new request's input processing.
+    bool input_on_step_thread = false;
 };
 
 // The backend options an engine runs with: the step limits come from the engine's own, since the

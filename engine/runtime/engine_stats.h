@@ -5,7 +5,8 @@
 #include <vector>
 
 #include "engine/backend/backend.h"
-#include "engine/runtime/request.h"
+#include "engine/kv/kv_counters.h"
+#include "engine/runtime/core_request.h"
 
 namespace folio {
 
@@ -22,19 +23,9 @@ struct SequenceStats {
 };
 
 struct EngineStats {
-    // KV pool
-    int64_t blocks_total = 0;
-    int64_t blocks_used = 0;    // referenced by at least one sequence
-    int64_t blocks_cached = 0;  // free but still holding a prefix-cache entry (reusable)
-    int64_t blocks_free = 0;    // free and empty: total = used + cached + free
-    int block_size = 16;
-    double fragmentation = 0;   // slots allocated to sequences but unused / slots allocated, 0..1
-    double prefix_hit_rate = 0; // prompt tokens served from the cache / prompt tokens looked up, 0..1
-    int64_t prefix_hit_tokens = 0;     // since start
-    int64_t prefix_lookup_tokens = 0;  // since start
-    int64_t peak_blocks_used = 0;      // most blocks held at once since start
-    int64_t cow_copies = 0;            // blocks copied on write since start
-    int64_t evictions = 0;             // cached blocks reused for new tokens since start
+    // KV pool: the counters as the pool keeps them, and the most blocks held at once since start
+    KvCounters kv;
+    int64_t peak_blocks_used = 0;
     // Scheduler
     int running = 0;
     int waiting = 0;            // queue depth

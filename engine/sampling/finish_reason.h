@@ -1,6 +1,6 @@
 #pragma once
-// Why a sequence stopped generating. The stop checker decides the first three token by token; the
-// engine adds the others.
+// Why a sequence stopped generating. The engine core decides all but StopString, which the front
+// door's output processor decides on the text (engine/frontdoor/text_stream.h).
 namespace folio {
 
 enum class FinishReason {

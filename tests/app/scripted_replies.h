@@ -23,9 +23,9 @@ public:
         e.ticket = ticket;
         e.error = error;
         e.message = message;
-        e.stats.generatedTokens = tokens;
-        e.stats.promptTokens = 5;
-        e.stats.decodeTokS = 50;
+        e.stats.timings.generated_tokens = tokens;
+        e.stats.timings.prompt_tokens = 5;
+        e.stats.timings.decode_tok_s = 50;
         e.stats.finishReason = error ? QStringLiteral("error") : QStringLiteral("stop");
         emit finished(e);
     }

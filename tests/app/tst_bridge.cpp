@@ -15,7 +15,7 @@
 #include "app/gui/store/reply_journal.h"
 #include "engine/backends/backend_factory.h"
 #include "engine/model/model.h"
-#include "engine/runtime/engine.h"
+#include "engine/frontdoor/engine.h"
 #include "tests/app/fixtures_qt.h"
 
 using namespace folio::app;
@@ -121,7 +121,7 @@ void BridgeTest::twoConversationsStreamAtOnce() {
         const MessageRecord m = store_->message(r);
         QCOMPARE(m.status, MessageStatus::Complete);
         QVERIFY(!m.content.isEmpty());
-        QVERIFY(m.stats.generatedTokens > 0);
+        QVERIFY(m.stats.timings.generated_tokens > 0);
         QVERIFY(!m.stats.finishReason.isEmpty());
     }
 }
@@ -205,7 +205,7 @@ void BridgeTest::continueGoesOnWithTheSameTurn() {
     QVERIFY2(continued.content.startsWith(cut.content) && continued.content.size() > cut.content.size(),
              qPrintable(continued.content));
     QCOMPARE(store_->allMessages(c).size(), 2);  // the same reply, not a new turn
-    QCOMPARE(continued.stats.generatedTokens, cut.stats.generatedTokens + 12);
+    QCOMPARE(continued.stats.timings.generated_tokens, cut.stats.timings.generated_tokens + 12);
 
     // What the engine writes for that conversation with continue_final_message, driven directly.
     std::shared_ptr<const folio::Model> model = folio::load_model(modelPath_.toStdString());

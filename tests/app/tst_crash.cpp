@@ -1,5 +1,6 @@
 // A process streaming a reply is killed with SIGKILL; the database reopens intact, with the partial
-// reply (missing at most the last half second) marked interrupted.
+// reply (missing at most the last half second) marked interrupted. Twice: with the ReplyJournal fed
+// directly, and through the path the app uses (engine, EngineBridge, GenerationHub, ReplyJournal).
 #include <QProcess>
 #include <QSqlQuery>
 #include <QTemporaryDir>
@@ -7,6 +8,7 @@
 #include <csignal>
 
 #include "app/gui/store/chat_store.h"
+#include "tests/app/fixtures_qt.h"
 
 using namespace folio::app;
 
@@ -14,6 +16,7 @@ class CrashTest : public QObject {
     Q_OBJECT
 private slots:
     void killedMidStreamKeepsPartialReply();
+    void killedMidStreamThroughHubAndBridge();
 };
 
 void CrashTest::killedMidStreamKeepsPartialReply() {
@@ -75,6 +78,95 @@ void CrashTest::killedMidStreamKeepsPartialReply() {
     QVERIFY(m.content.size() <= appended.last().second);
     // The interrupted reply shows on the conversation's branch.
     QCOMPARE(store.activePath(m.conversationId).last().id, replyId);
+}
+
+// The app's path: the engine generates on its thread, the worker gathers 16 ms of tokens per signal,
+// the hub appends them to the journal on this thread, the journal writes every 250 ms. Killed in the
+// middle of a reply, the history keeps that reply up to what the hub had about half a second before
+// the kill (one journal interval, one worker batch, and slack for a loaded machine), marked
+// interrupted, and every reply that ended before is complete.
+void CrashTest::killedMidStreamThroughHubAndBridge() {
+#ifndef FOLIO_CRASH_APP_WRITER
+    QSKIP("the app-path writer needs the engine runtime and the chat template engine, not built on this branch");
+#else
+    QTemporaryDir dir;
+    const QString path = dir.filePath("history.db");
+    QProcess child;
+    child.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    child.start(FOLIO_CRASH_APP_WRITER, {path, folio::test::qtFixturePath("models/stories260K")});
+    QVERIFY(child.waitForStarted());
+
+    struct Reply {
+        QList<QPair<qint64, int>> appended;  // (child ms, length the hub had)
+        QString text;                        // as the hub received it
+        bool finished = false;
+    };
+    QMap<qint64, Reply> replies;
+    qint64 current = 0;
+    int flushes = 0;
+    QByteArray buffer;
+    const auto readLines = [&] {
+        buffer += child.readAll();
+        int nl;
+        while ((nl = buffer.indexOf('\n')) >= 0) {
+            const QList<QByteArray> f = buffer.left(nl).split(' ');
+            buffer.remove(0, nl + 1);
+            if (f[0] == "reply") replies[current = f[1].toLongLong()];
+            if (f[0] == "finished") replies[f[1].toLongLong()].finished = true;
+            if (f[0] == "flushed") ++flushes;
+            if (f[0] == "appended" && f.size() >= 4) {
+                Reply& r = replies[f[1].toLongLong()];
+                r.appended << qMakePair(f[3].toLongLong(), f[2].toInt());
+                if (f.size() >= 5) r.text += QString::fromUtf8(QByteArray::fromBase64(f[4]));
+            }
+        }
+    };
+    // Kill once the journal has written several times and the reply now streaming is well under way
+    // but far from its end (400 tokens; a few batches in), so the kill lands inside it.
+    const auto midReply = [&] {
+        const auto it = replies.constFind(current);
+        return it != replies.constEnd() && !it->finished && it->appended.size() >= 3 && it->appended.size() <= 6;
+    };
+    QElapsedTimer guard;
+    guard.start();
+    while (!(flushes >= 6 && midReply()) && guard.elapsed() < 60000 && child.state() == QProcess::Running) {
+        child.waitForReadyRead(5);
+        readLines();
+    }
+    QVERIFY2(flushes >= 6 && midReply(), "the child never streamed a reply through the bridge (see its stderr)");
+    const qint64 killed = current;
+    ::kill(pid_t(child.processId()), SIGKILL);
+    QVERIFY(child.waitForFinished(5000));
+    QCOMPARE(child.exitStatus(), QProcess::CrashExit);
+    readLines();
+
+    ChatStore store(path);
+    QVERIFY(store.recoveryMessage().isEmpty());
+    QSqlQuery q(store.database());
+    QVERIFY(q.exec("PRAGMA integrity_check") && q.next());
+    QCOMPARE(q.value(0).toString(), QString("ok"));
+    for (auto it = replies.cbegin(); it != replies.cend(); ++it) {
+        if (it.key() == killed) continue;
+        const MessageRecord done = store.message(it.key());
+        QCOMPARE(done.status, MessageStatus::Complete);
+        QCOMPARE(done.content, it->text);
+    }
+    const Reply& r = replies[killed];
+    QVERIFY(!r.finished);
+    const MessageRecord m = store.message(killed);
+    QCOMPARE(m.status, MessageStatus::Interrupted);
+    // What is saved is what the hub received, cut somewhere: never text it did not have.
+    QVERIFY2(r.text.startsWith(m.content), qPrintable(m.content));
+    const qint64 lastMs = r.appended.last().first;
+    int mustHave = 0;
+    for (const auto& [ms, len] : r.appended) {
+        if (ms <= lastMs - 500) mustHave = len;
+    }
+    QVERIFY2(m.content.size() >= mustHave,
+             qPrintable(QStringLiteral("saved %1 chars, but the hub had %2 500 ms before its last delta")
+                            .arg(m.content.size()).arg(mustHave)));
+    QCOMPARE(store.activePath(m.conversationId).last().id, killed);
+#endif
 }
 
 QTEST_GUILESS_MAIN(CrashTest)

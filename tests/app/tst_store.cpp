@@ -10,6 +10,7 @@
 #include <QtTest>
 
 #include "app/gui/store/chat_store.h"
+#include "app/gui/store/reply_journal.h"
 #include "app/gui/store/database.h"
 #include "app/gui/store/migrations.h"
 #include "app/gui/store/store_error.h"
@@ -61,6 +62,8 @@ private slots:
     void corruptFileIsMovedAside();
     void streamingReplyReadsAsInterrupted();
     void deleteRemovesMessagesAndSearchRows();
+    void reasoningAndThinkingSwitchRoundTrip();
+    void reasoningColumnsFromV5();
 };
 
 void StoreTest::freshDatabaseIsCurrent() {
@@ -257,7 +260,15 @@ void StoreTest::exportImportRoundTrip() {
     MessageRecord u{.conversationId = c, .parentId = 0, .role = "user", .content = "Hello **there**\n```cpp\nint x;\n```"};
     store.addMessage(u);
     MessageRecord a1{.conversationId = c, .parentId = u.id, .role = "assistant", .content = "First reply", .model = "stories260K", .sampling = s};
-    a1.stats = ReplyStats{12, 4, 30, 55.5, 800, 120.25, "length"};
+    a1.stats.timings.prompt_tokens = 12;
+    a1.stats.timings.cached_prompt_tokens = 4;
+    a1.stats.timings.generated_tokens = 30;
+    a1.stats.timings.ttft_ms = 55.5;
+    a1.stats.timings.prefill_tok_s = 800;
+    a1.stats.timings.decode_tok_s = 120.25;
+    a1.stats.finishReason = "length";
+    a1.reasoning = "They said hello twice.\nAnswer once.";
+    a1.reasoningMs = 2300;
     store.addMessage(a1);
     MessageRecord a2{.conversationId = c, .parentId = u.id, .role = "assistant", .content = "Second reply, cut", .model = "stories260K", .sampling = s};
     a2.status = MessageStatus::Interrupted;
@@ -280,9 +291,12 @@ void StoreTest::exportImportRoundTrip() {
         QCOMPARE(copy[i].status, orig[i].status);
         QCOMPARE(copy[i].model, orig[i].model);
         QCOMPARE(copy[i].createdAt, orig[i].createdAt);
-        QCOMPARE(copy[i].stats.generatedTokens, orig[i].stats.generatedTokens);
-        QCOMPARE(copy[i].stats.decodeTokS, orig[i].stats.decodeTokS);
+        QCOMPARE(copy[i].stats.timings.generated_tokens, orig[i].stats.timings.generated_tokens);
+        QCOMPARE(copy[i].stats.timings.decode_tok_s, orig[i].stats.timings.decode_tok_s);
+        QCOMPARE(copy[i].stats.timings.ttft_ms, orig[i].stats.timings.ttft_ms);
         QCOMPARE(copy[i].stats.finishReason, orig[i].stats.finishReason);
+        QCOMPARE(copy[i].reasoning, orig[i].reasoning);
+        QCOMPARE(copy[i].reasoningMs, orig[i].reasoningMs);
     }
     QCOMPARE(store.activePath(c2).last().content, QString("First reply"));
     QCOMPARE(store.siblings(store.activePath(c2).last()).size(), 2);
@@ -328,6 +342,9 @@ void StoreTest::markdownExport() {
     QVERIFY(md.contains("## You\n\nHi\n"));
     QVERIFY(md.contains("## Assistant (tiny)\n\nHello!\n"));
     QVERIFY(md.contains("*(reply interrupted)*"));
+    MessageRecord t{.conversationId = c, .parentId = a.id, .role = "assistant", .content = "Bye.", .reasoning = "Be short.", .reasoningMs = 4000};
+    store.addMessage(t);
+    QVERIFY(exportMarkdown(store, c).contains("<details><summary>Thought for 4 s</summary>\n\nBe short.\n\n</details>\n\nBye.\n"));
 }
 
 void StoreTest::corruptFileIsMovedAside() {
@@ -382,5 +399,83 @@ void StoreTest::deleteRemovesMessagesAndSearchRows() {
     QCOMPARE(store.search("zebra").size(), 0);
 }
 
+// A thinking model's reply: its reasoning and thinking time apart from the answer, written while it
+// streams (split from the raw "<think>…</think>" text) and at the end; each chat's thinking switch.
+void StoreTest::reasoningAndThinkingSwitchRoundTrip() {
+    QTemporaryDir dir;
+    ChatStore store(dir.filePath("h.db"));
+    const qint64 c = store.createConversation("thinking", "", {}, "");
+    QVERIFY(store.conversation(c).thinking);  // on, as the templates default to
+    store.setThinking(c, false);
+    QVERIFY(!store.conversation(c).thinking);
+    MessageRecord u{.conversationId = c, .parentId = 0, .role = "user", .content = "2 + 2?"};
+    store.addMessage(u);
+
+    ReplyJournal journal(&store, 60000);  // flushed by hand below
+    MessageRecord reply;
+    reply.conversationId = c;
+    reply.parentId = u.id;
+    const qint64 id = journal.begin(reply);
+    journal.append(id, "<think>\nTwo and two");
+    journal.flush();
+    QCOMPARE(store.message(id).reasoning, QString("Two and two"));  // unterminated: all reasoning so far
+    QCOMPARE(store.message(id).content, QString());
+    journal.append(id, " make four.\n</think>\n\n4.");
+    journal.setReasoningMs(id, 1500);
+    journal.flush();
+    MessageRecord m = store.message(id);
+    QCOMPARE(m.reasoning, QString("Two and two make four."));
+    QCOMPARE(m.content, QString("4."));
+    QCOMPARE(m.reasoningMs, qint64(1500));
+    journal.finish(id, {}, MessageStatus::Complete);
+    m = store.message(id);
+    QCOMPARE(m.content, QString("4."));
+    QCOMPARE(m.reasoning, QString("Two and two make four."));
+    QCOMPARE(m.reasoningMs, qint64(1500));
+    QCOMPARE(m.status, MessageStatus::Complete);
+    // Search covers answers, not reasoning.
+    QCOMPARE(store.search("four").size(), 0);
+
+    // Continued: the reasoning stays closed, new text extends the answer.
+    journal.reopen(id);
+    journal.append(id, " Four.");
+    journal.finish(id, {}, MessageStatus::Complete);
+    QCOMPARE(store.message(id).content, QString("4. Four."));
+    QCOMPARE(store.message(id).reasoning, QString("Two and two make four."));
+    QCOMPARE(store.message(id).reasoningMs, qint64(1500));
+
+    // A reply cut while thinking keeps what it thought, with no answer.
+    const qint64 cut = journal.begin(reply);
+    journal.append(cut, "<think>\nHmm");
+    journal.finish(cut, {}, MessageStatus::Interrupted);
+    QCOMPARE(store.message(cut).reasoning, QString("Hmm"));
+    QCOMPARE(store.message(cut).content, QString());
+}
+
+// A version-5 database (no reasoning columns, no switch) opens with empty reasoning and thinking on.
+void StoreTest::reasoningColumnsFromV5() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("v5.db");
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", "v5");
+        db.setDatabaseName(path);
+        QVERIFY(db.open());
+        migrate(db, 5);
+        seedAtVersion(db, 5);
+        db.close();
+    }
+    QSqlDatabase::removeDatabase("v5");
+    ChatStore store(path);
+    QCOMPARE(schemaVersion(store.database()), 6);
+    const MessageRecord m = store.message(2);
+    QCOMPARE(m.content, QString("Try the Trolltunga fjord trail."));
+    QCOMPARE(m.reasoning, QString());
+    QCOMPARE(m.reasoningMs, qint64(0));
+    QVERIFY(store.conversation(7).thinking);
+    store.updateContent(2, "Try Trolltunga.", "A classic hike.", 800);
+    QCOMPARE(store.message(2).reasoning, QString("A classic hike."));
+}
+
 QTEST_GUILESS_MAIN(StoreTest)
 #include "tst_store.moc"
+

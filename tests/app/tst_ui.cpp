@@ -17,10 +17,22 @@
 #include "app/gui/shell/qml_setup.h"
 #include "app/gui/store/chat_store.h"
 #include "tests/app/fixtures_qt.h"
+#include "tests/hub/fake_hub_server.h"
+
+#include <filesystem>
 
 using namespace folio::app;
 
 namespace {
+
+// An item by objectName through the visual tree (a Repeater's delegates have no QObject parent,
+// so QObject::findChild does not see them); null when there is none.
+QQuickItem* findItem(QQuickItem* root, const QString& name) {
+    if (root->objectName() == name) return root;
+    for (QQuickItem* child : root->childItems())
+        if (QQuickItem* found = findItem(child, name)) return found;
+    return nullptr;
+}
 
 // QTest::keyClicks exists for widgets only; type into a QQuickWindow key by key.
 void typeText(QWindow* window, const char* text) {
@@ -39,6 +51,7 @@ private slots:
     void sideBySideToThreeSessions();
     void monitorMovesWhileGenerating();
     void themeButtonGoesBackToTheSystem();
+    void findDownloadVerifyAndOpenWhileChatting();
     void openingOrMakingAChatFocusesTheMessageBox();
 
 private:
@@ -50,11 +63,28 @@ private:
     }
     void setGreedy(qint64 conversationId, int maxTokens);
     int page() const { return window_->property("page").toInt(); }
+    // Scrolls the page that holds `item` so that it is on screen, then clicks its middle.
     void click(QQuickItem* item) {
+        for (QQuickItem* p = item->parentItem(); p; p = p->parentItem()) {
+            if (!p->inherits("QQuickFlickable")) continue;
+            QQuickItem* content = p->property("contentItem").value<QQuickItem*>();
+            const qreal y = item->mapToItem(content, QPointF(0, 0)).y();
+            const qreal maxY = std::max<qreal>(0, p->property("contentHeight").toReal() - p->height());
+            p->setProperty("contentY", std::clamp<qreal>(y - p->height() / 3, 0, maxY));
+            break;
+        }
+        // A frame or two to lay out the scrolled page, until the item sits still inside the window.
+        QPointF at = item->mapToScene(QPointF(item->width() / 2, item->height() / 2)), before;
+        for (int i = 0; i < 50 && (at != before || at.y() < 0 || at.y() >= window_->height()); ++i) {
+            QTest::qWait(20);
+            before = at;
+            at = item->mapToScene(QPointF(item->width() / 2, item->height() / 2));
+        }
         QTest::mouseClick(window_, Qt::LeftButton, {}, item->mapToScene(QPointF(item->width() / 2, item->height() / 2)).toPoint());
     }
 
     QTemporaryDir dir_;
+    std::unique_ptr<folio::test::FakeHub> hub_;  // the Download page talks to it (HF_ENDPOINT)
     LogModel log_;
     std::unique_ptr<AppController> app_;
     std::unique_ptr<QQmlApplicationEngine> engine_;
@@ -62,6 +92,23 @@ private:
 };
 
 void UiTest::initTestCase() {
+    // A stand-in Hub on loopback holding stories260K; its weights stall half-way until the test lets
+    // them go, so that a download is provably in progress while a chat runs.
+    folio::test::FakeHubSpec spec;
+    namespace fs = std::filesystem;
+    for (const auto& e : fs::directory_iterator(folio::test::qtFixturePath("models/stories260K").toStdString())) {
+        const std::string name = e.path().filename().string();
+        spec.file("karpathy/stories260K", name, folio::test::read_file(e.path().string()), name == "model.safetensors");
+    }
+    spec.repo_field("karpathy/stories260K", "tags", nlohmann::json::array({"safetensors", "text-generation"}));
+    spec.fault("karpathy/stories260K/model.safetensors", {{"kind", "stall"}, {"at", 500000}, {"seconds", 600}, {"times", -1}});
+    hub_ = std::make_unique<folio::test::FakeHub>(spec);
+    qputenv("HF_ENDPOINT", QByteArray::fromStdString(hub_->endpoint()));
+    qputenv("HF_HUB_CACHE", QDir(dir_.path()).filePath("hub-cache").toUtf8());
+    qputenv("HF_HOME", QDir(dir_.path()).filePath("hf-home").toUtf8());
+    qunsetenv("HF_TOKEN");
+    qunsetenv("HF_HUB_OFFLINE");
+
     AppOptions options;
     options.dataDir = dir_.path();
     options.model = folio::test::qtFixturePath("models/stories260K");
@@ -112,6 +159,59 @@ void UiTest::loadingKeepsTheViewAndShowsItsPhase() {
 void UiTest::cleanupTestCase() {
     engine_.reset();
     app_.reset();
+    hub_.reset();
+}
+
+void UiTest::findDownloadVerifyAndOpenWhileChatting() {
+    // Models › Download: search the Hub, download what it found.
+    QTest::keyClick(window_, Qt::Key_4, Qt::ControlModifier);
+    click(find("downloadTabButton"));
+    QQuickItem* field = find("hubSearchField");
+    QTRY_VERIFY(field->isVisible());
+    field->forceActiveFocus();
+    QTRY_VERIFY(field->hasActiveFocus());
+    typeText(window_, "stories");
+    QTest::keyClick(window_, Qt::Key_Return);
+    QTRY_VERIFY_WITH_TIMEOUT(findItem(window_->contentItem(), "download_karpathy/stories260K"), 15000);
+    click(findItem(window_->contentItem(), "download_karpathy/stories260K"));
+    DownloadListModel* downloads = app_->downloads();
+    QTRY_COMPARE_WITH_TIMEOUT(downloads->count(), 1, 5000);
+    const int stateRole = downloads->roleNames().key("state"), messageRole = downloads->roleNames().key("message");
+    auto state = [&] { return downloads->data(downloads->index(0), stateRole).toString(); };
+    auto message = [&] { return downloads->data(downloads->index(0), messageRole).toString(); };
+    const int progressRole = downloads->roleNames().key("progress");
+    QTRY_VERIFY2_WITH_TIMEOUT(downloads->data(downloads->index(0), progressRole).toDouble() > 0.3, qPrintable(state() + ": " + message()), 30000);
+
+    // The server stalls the weights: meanwhile a chat runs to its end.
+    const qint64 c = app_->chat()->newConversation();
+    setGreedy(c, 24);
+    app_->chat()->send(c, "Once upon a time");
+    QTRY_VERIFY_WITH_TIMEOUT(!app_->hub()->isGenerating(c), 60000);
+    QCOMPARE(app_->store()->activePath(c).last().status, MessageStatus::Complete);
+    QCOMPARE(state(), QString("downloading"));  // still downloading
+
+    // Pause from the page; the server recovers; resume finishes from where it stopped and verifies.
+    QTRY_VERIFY(findItem(window_->contentItem(), "pause_karpathy/stories260K"));
+    click(findItem(window_->contentItem(), "pause_karpathy/stories260K"));
+    QTRY_COMPARE_WITH_TIMEOUT(state(), QString("paused"), 10000);
+    hub_->set_faults({{"karpathy/stories260K/model.safetensors", nullptr}});
+    QTRY_VERIFY(findItem(window_->contentItem(), "resume_karpathy/stories260K"));
+    click(findItem(window_->contentItem(), "resume_karpathy/stories260K"));
+    QTRY_VERIFY2_WITH_TIMEOUT(state() == "done", qPrintable(state() + ": " + message()), 30000);
+    bool resumed = false;
+    for (const auto& e : hub_->log())
+        if (e["server"] == "cdn" && e["range"].is_string()) resumed = true;
+    QVERIFY2(resumed, "the resumed download did not continue with a Range request");
+
+    // Open it from the page: the engine loads the verified snapshot.
+    QQuickItem* load = nullptr;
+    QTRY_VERIFY_WITH_TIMEOUT((load = findItem(window_->contentItem(), "loadDownloaded_karpathy/stories260K")) && load->isVisible(), 5000);
+    click(load);
+    QTRY_COMPARE_WITH_TIMEOUT(app_->engine()->state(), EngineBridge::State::Ready, 60000);
+    QVERIFY(app_->engine()->modelSpec().endsWith("/snapshots/a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1a1"));
+    QCOMPARE(app_->engine()->modelName(), QString("karpathy/stories260K"));
+    // And the library lists it.
+    QTRY_VERIFY_WITH_TIMEOUT(app_->localModels()->count() >= 1, 10000);
 }
 
 void UiTest::setGreedy(qint64 conversationId, int maxTokens) {
@@ -197,25 +297,25 @@ void UiTest::monitorMovesWhileGenerating() {
     // stories260K decodes in milliseconds: sample the engine often enough to see it at work.
     app_->engine()->setStatsInterval(20);
     QTRY_VERIFY_WITH_TIMEOUT(mon->live(), 10000);
-    QVERIFY(mon->blocksTotal() > 0);
+    QVERIFY(mon->stats().kv.blocks_total > 0);
     const qint64 updatesBefore = mon->updates();
-    const qint64 generatedBefore = mon->totalGeneratedTokens();
+    const qint64 generatedBefore = mon->stats().total_generated_tokens;
     const qint64 c = app_->chat()->newConversation();
     setGreedy(c, 200);
     bool sawBusy = false;
     QObject scope;  // ends the connection with this function, even when a check fails
     connect(mon, &MonitorModel::updated, &scope, [&] {
-        if (mon->running() > 0 && mon->blocksUsed() > 0 && mon->sequences()->rowCount() > 0) sawBusy = true;
+        if (mon->stats().running > 0 && mon->stats().kv.blocks_used > 0 && mon->sequences()->rowCount() > 0) sawBusy = true;
     });
     app_->chat()->send(c, "Once upon a time, in a big forest");
     QTRY_VERIFY_WITH_TIMEOUT(!app_->hub()->isGenerating(c), 60000);
-    QTRY_VERIFY_WITH_TIMEOUT(mon->totalGeneratedTokens() > generatedBefore, 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(mon->stats().total_generated_tokens > generatedBefore, 5000);
     QVERIFY(mon->updates() > updatesBefore);
     QVERIFY(mon->decodeSeries()->peak() > 0);
     // Either a snapshot caught the sequence running, or its prompt blocks are now in the prefix cache.
-    QVERIFY2(sawBusy || mon->blocksCached() > 0, "no stats snapshot showed the sequence or its blocks");
-    QVERIFY(mon->peakBlocksUsed() > 0);
-    QVERIFY(mon->prefixLookupTokens() > 0);
+    QVERIFY2(sawBusy || mon->stats().kv.blocks_cached > 0, "no stats snapshot showed the sequence or its blocks");
+    QVERIFY(mon->stats().peak_blocks_used > 0);
+    QVERIFY(mon->stats().kv.prefix_lookup_tokens > 0);
     // The conversation stays in the table with its real prefill and decode speeds.
     SequenceStatsModel* seqs = mon->sequences();
     QTRY_VERIFY(seqs->rowCount() > 0);
@@ -223,7 +323,11 @@ void UiTest::monitorMovesWhileGenerating() {
     QCOMPARE(seqs->data(seqs->index(0), SequenceStatsModel::StateRole).toString(), QString("finished"));
     QVERIFY(seqs->data(seqs->index(0), SequenceStatsModel::PrefillRole).toDouble() > 0);
     QVERIFY(seqs->data(seqs->index(0), SequenceStatsModel::DecodeRole).toDouble() > 0);
-    QVERIFY(find("prefixCacheLine")->property("text").toString().contains("prompt tokens reused"));
+    // The view reads the engine's KvCounters through the gadget: its figures, not a copy's.
+    const folio::KvCounters& kv = mon->stats().kv;
+    const QString line = find("prefixCacheLine")->property("text").toString();
+    QVERIFY2(line.contains(QStringLiteral("%1 of %2 prompt tokens reused").arg(kv.prefix_hit_tokens).arg(kv.prefix_lookup_tokens)),
+             qPrintable(line));
     app_->engine()->setStatsInterval(500);
 }
 

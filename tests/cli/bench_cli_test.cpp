@@ -1,6 +1,7 @@
 // folio-bench as a process on stories260K: the --json summary has every key other checks read, the
 // --dump-outputs file has one line per request, batching modes and prefix caching leave greedy
-// outputs unchanged, and bad arguments end with a clear message and a non-zero status.
+// outputs unchanged, the suites report what they promise, and bad arguments end with a clear message
+// and a non-zero status.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -133,6 +134,23 @@ TEST(BenchCli, HumanTableAndSuites) {
     ASSERT_EQ(c["configs"].size(), 4u);
     EXPECT_EQ(c["configs"][3]["config"], "single stream");
     EXPECT_DOUBLE_EQ(c["configs"][3]["throughput_vs_single_stream"].get<double>(), 1.0);
+    // The front-door suite: both ways of processing a request's input, each with its three windows.
+    r = bench("--model " + model() + " --suite frontdoor --streams 2 --history-tokens 200 --window-s 0.05 --json", dir);
+    ASSERT_EQ(r.status, 0) << r.err;
+    const auto f = nlohmann::json::parse(r.out);
+    EXPECT_NEAR(f["history_tokens"].get<double>(), 200, 60);
+    ASSERT_EQ(f["modes"].size(), 2u);
+    EXPECT_EQ(f["modes"][0]["input_on"], "front-door thread");
+    EXPECT_EQ(f["modes"][1]["input_on"], "step thread");
+    for (const auto& m : f["modes"]) {
+        EXPECT_GT(m["input_ms_median"].get<double>(), 0);
+        ASSERT_EQ(m["windows"].size(), 3u);
+        EXPECT_EQ(m["windows"][0]["window"], "before");
+        EXPECT_GT(m["windows"][0]["steps"].get<int>(), 0);
+        EXPECT_GT(m["windows"][1]["steps"].get<int>(), 0);  // at least the step that spans the submission
+        EXPECT_GT(m["windows"][2]["steps"].get<int>(), 0);
+        for (const auto& w : m["windows"]) EXPECT_LE(w["p50_ms"].get<double>(), w["max_ms"].get<double>());
+    }
 }
 
 TEST(BenchCli, BadArgumentsAndFailedRequestsAreReportedClearly) {
@@ -160,6 +178,12 @@ TEST(BenchCli, BadArgumentsAndFailedRequestsAreReportedClearly) {
     EXPECT_EQ(r.status, 3);
     EXPECT_NE(r.err.find("context holds 512"), std::string::npos) << r.err;
     EXPECT_EQ(nlohmann::json::parse(r.out)["errors"], 2);
+    r = bench("--model " + model() + " --context 4096 --suite frontdoor", dir);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("--context applies to dummy: models only"), std::string::npos) << r.err;
+    r = bench("--model " + model() + " --suite frontdoor --history-tokens 5000", dir);
+    EXPECT_EQ(r.status, 1);
+    EXPECT_NE(r.err.find("does not fit the model's context of 512 tokens"), std::string::npos) << r.err;
     r = bench("--model /nonexistent/model", dir);
     EXPECT_EQ(r.status, 1);
     EXPECT_FALSE(r.err.empty());

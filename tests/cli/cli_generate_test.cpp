@@ -48,6 +48,10 @@ void check_expected_greedy(const std::string& model) {
 
 TEST(GenerateCommand, ExactGreedyStories260K) { check_expected_greedy("stories260K"); }
 TEST(GenerateCommand, ExactGreedyTinyAwq) { check_expected_greedy("tiny-awq"); }
+// tokenizer.json with special tokens, the family's layer, the padded vocabulary, decoding: end to end.
+TEST(GenerateCommand, ExactGreedyTinyLlama3) { check_expected_greedy("tiny-llama3"); }
+TEST(GenerateCommand, ExactGreedyTinyQwen2) { check_expected_greedy("tiny-qwen2"); }
+TEST(GenerateCommand, ExactGreedyTinyQwen3) { check_expected_greedy("tiny-qwen3"); }
 
 TEST(GenerateCommand, ChatTemplateWrapsThePrompt) {
     const std::string dir = fixture_path("models/tiny-awq");

@@ -29,12 +29,22 @@ CliResult run_cli(const std::vector<std::string>& args) { return run_cli(args, "
 
 CliResult run_cli(const std::vector<std::string>& args, const std::string& input) { return run_binary(binary(), args, input); }
 
+CliResult run_cli(const std::vector<std::string>& args, const std::string& input, const std::vector<std::string>& wrapper) {
+    return run_binary(binary(), args, input, wrapper);
+}
+
 CliResult run_binary(const std::string& path, const std::vector<std::string>& args, const std::string& input) {
+    return run_binary(path, args, input, {});
+}
+
+CliResult run_binary(const std::string& path, const std::vector<std::string>& args, const std::string& input,
+                     const std::vector<std::string>& wrapper) {
     TempDir tmp;
     const std::string in_path = tmp.file("stdin");
     write_file(in_path, input);
     const std::string out_path = tmp.file("stdout"), err_path = tmp.file("stderr");
-    std::vector<std::string> argv_storage{path};
+    std::vector<std::string> argv_storage = wrapper;
+    argv_storage.push_back(path);
     argv_storage.insert(argv_storage.end(), args.begin(), args.end());
     std::vector<char*> argv;
     for (auto& a : argv_storage) argv.push_back(a.data());
@@ -46,7 +56,7 @@ CliResult run_binary(const std::string& path, const std::vector<std::string>& ar
     posix_spawn_file_actions_addopen(&actions, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     posix_spawn_file_actions_addopen(&actions, 2, err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
     pid_t pid = 0;
-    const int rc = posix_spawn(&pid, path.c_str(), &actions, nullptr, argv.data(), environ);
+    const int rc = posix_spawnp(&pid, argv_storage.front().c_str(), &actions, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
     if (rc != 0) throw std::runtime_error("cannot start " + path);
     int status = 0;

@@ -75,7 +75,7 @@ TEST(CommandLine, FolioCliItself) {
 
 TEST(CommandLine, EveryListedCommand) {
     const std::vector<std::string> commands = listed_commands();
-    for (const char* known : {"generate", "chat", "tokenize", "template"})
+    for (const char* known : {"generate", "chat", "tokenize", "template", "pull", "models", "rm"})
         EXPECT_NE(std::find(commands.begin(), commands.end(), known), commands.end()) << known;
     for (const std::string& c : commands) {
         const std::string head = "usage: folio-cli " + c + " ";
@@ -96,6 +96,8 @@ TEST(CommandLine, HelpIsAnOptionNotAValue) {
 }
 
 TEST(CommandLine, FolioBench) { expect_conventions(FOLIO_BENCH_PATH, {}, "folio-bench", "usage: folio-bench "); }
+
+TEST(CommandLine, FolioServer) { expect_conventions(FOLIO_SERVER_PATH, {}, "folio-server", "usage: folio-server "); }
 
 TEST(CommandLine, DeveloperBenchmarks) {
     expect_conventions(FOLIO_CPU_DECODE_BENCH_PATH, {}, "cpu_decode_bench", "usage: cpu_decode_bench ");

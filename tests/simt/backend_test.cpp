@@ -197,6 +197,29 @@ TEST(CudaBackend, TeacherForcedParityTinyAwq) {
     EXPECT_EQ(a.linears.dense_gemv + a.linears.dense_mma, 0u);
 }
 
+// Llama-3.1's shape: llama3 rope scaling, tied embeddings, a 128256-row lm_head, head_dim 8.
+TEST(CudaBackend, TeacherForcedParityTinyLlama3) {
+    const Fixture f = load("tiny-llama3");
+    expect_parity(teacher_forced(f, 1 << 20, small_options()), "tiny-llama3");
+}
+
+// Qwen2's q/k/v biases and Qwen3's head norms run on the CPU only for now: the CUDA backend refuses the
+// real checkpoints at load, by step and option, before anything is uploaded.
+TEST(CudaBackend, QwenCheckpointsAreRefusedByStepAndOption) {
+    for (const auto& [name, want] : {std::pair<const char*, const char*>{"tiny-qwen2", "CUDA backend: Qwen2ForCausalLM layer 0, q/k/v "
+                                                                                       "projection: q/k/v projection biases are not supported"},
+                                     {"tiny-qwen3", "CUDA backend: Qwen3ForCausalLM layer 0, q/k head norm: per-head q/k norms are not "
+                                                    "supported by the CUDA backend yet"}}) {
+        const Fixture f = load(name);
+        try {
+            make_cuda_backend(*f.model, small_options());
+            ADD_FAILURE() << name << " was accepted";
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find(want), std::string::npos) << e.what();
+        }
+    }
+}
+
 // The other policy: the hand-written kernels only, which is also what a GPU runs with
 // FOLIO_CUDA_CUBLAS=0 FOLIO_AWQ_DEQUANT_MIN_ROWS=0. It differs from the default in the dense linears
 // (here) and in AWQ products of 512 rows or more (see below); smaller AWQ products take the same
@@ -389,7 +412,7 @@ std::vector<int> greedy_generate(Backend& backend, const Model& m, const std::ve
 }
 
 TEST(CudaBackend, GreedyGenerationMatchesTheFixtures) {
-    for (const char* name : {"stories260K", "tiny-awq"}) {
+    for (const char* name : {"stories260K", "tiny-awq", "tiny-llama3"}) {
         const Fixture f = load(name);
         auto gpu = make_cuda_backend(*f.model, small_options());  // graphs on: GraphReplaysEqualEagerSteps covers off
         for (const auto& c : f.expected["cases"]) {

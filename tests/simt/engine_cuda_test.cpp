@@ -11,7 +11,7 @@
 
 #include "engine/cpu/cpu_backend.h"
 #include "engine/model/model.h"
-#include "engine/runtime/engine_core.h"
+#include "engine/frontdoor/sync_engine.h"
 #include "kernels/cuda_backend.h"
 #include "support/linear_policies.h"
 #include "tests/support/fixtures.h"
@@ -31,9 +31,9 @@ EngineOptions small_engine() {
     return o;
 }
 
-std::unique_ptr<EngineCore> cuda_engine(const std::shared_ptr<const Model>& m) {
+std::unique_ptr<SyncEngine> cuda_engine(const std::shared_ptr<const Model>& m) {
     const EngineOptions o = small_engine();
-    return std::make_unique<EngineCore>(m, make_cuda_backend(*m, backend_options_for(o)), o);
+    return std::make_unique<SyncEngine>(m, make_cuda_backend(*m, backend_options_for(o)), o);
 }
 
 std::vector<int32_t> prompt(int n, int salt) {
@@ -121,7 +121,7 @@ TEST(CudaEngine, SlidingWindowWithReleasedBlocksGivesTheCpuTokens) {
     EngineOptions whole = small_engine();
     whole.num_kv_blocks = 16;
     whole.free_out_of_window_blocks = false;
-    EngineCore cpu(m, make_cpu_backend(*m, backend_options_for(whole)), whole);
+    SyncEngine cpu(m, make_cpu_backend(*m, backend_options_for(whole)), whole);
     const RequestId c = cpu.add(r);
     std::map<RequestId, Outcome> want;
     while (cpu.has_unfinished()) collect(cpu.step(), want);
@@ -130,7 +130,7 @@ TEST(CudaEngine, SlidingWindowWithReleasedBlocksGivesTheCpuTokens) {
 
     const EngineOptions o = small_engine();  // four blocks, freeing on
     ASSERT_TRUE(o.free_out_of_window_blocks);
-    EngineCore gpu(m, make_cuda_backend(*m, backend_options_for(o)), o);
+    SyncEngine gpu(m, make_cuda_backend(*m, backend_options_for(o)), o);
     const RequestId g = gpu.add(r);
     std::map<RequestId, Outcome> got;
     int most_released = 0;

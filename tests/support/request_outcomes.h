@@ -1,11 +1,11 @@
 #pragma once
-// What each request of an EngineCore produced, gathered from its events, for tests that run
+// What each request of an engine (SyncEngine) produced, gathered from its events, for tests that run
 // requests to their end and compare tokens, text and how they finished.
 #include <map>
 #include <string>
 #include <vector>
 
-#include "engine/runtime/engine_core.h"
+#include "engine/frontdoor/sync_engine.h"
 
 namespace folio::test {
 
@@ -31,7 +31,7 @@ inline void absorb(const std::vector<Event>& events, std::map<RequestId, Request
 // Steps `core` until no request is unfinished and no event pending, calling on_step(core) after
 // every step.
 template <class F>
-std::map<RequestId, RequestOutcome> drain(EngineCore& core, F on_step, std::map<RequestId, RequestOutcome> out = {}) {
+std::map<RequestId, RequestOutcome> drain(SyncEngine& core, F on_step, std::map<RequestId, RequestOutcome> out = {}) {
     while (core.has_unfinished() || core.has_pending_events()) {
         absorb(core.step(), out);
         on_step(core);
@@ -39,8 +39,8 @@ std::map<RequestId, RequestOutcome> drain(EngineCore& core, F on_step, std::map<
     return out;
 }
 
-inline std::map<RequestId, RequestOutcome> drain(EngineCore& core, std::map<RequestId, RequestOutcome> out = {}) {
-    return drain(core, [](const EngineCore&) {}, std::move(out));
+inline std::map<RequestId, RequestOutcome> drain(SyncEngine& core, std::map<RequestId, RequestOutcome> out = {}) {
+    return drain(core, [](const SyncEngine&) {}, std::move(out));
 }
 
 }  // namespace folio::test

@@ -11,7 +11,7 @@ Item {
     required property var messageId
     required property string role
     required property string content
-    required property var parts
+    required property MessagePartsModel parts  // replies only (null for the user's messages)
     required property string status
     required property string details
     required property string author
@@ -139,9 +139,9 @@ Item {
                 }
             }
         }
-        // Before the first token arrives.
+        // Before the first token arrives (a thinking model's reasoning shows as a part).
         Text {
-            visible: !msg.isUser && msg.status === "streaming" && msg.content.length === 0
+            visible: !msg.isUser && msg.status === "streaming" && msg.parts !== null && msg.parts.count === 0
             text: qsTr("Thinking…")
             color: Theme.textFaint
             font.pixelSize: Theme.fontBody

@@ -66,6 +66,28 @@ Rectangle {
                         }
                     }
                 }
+                FieldLabel { text: qsTr("Thinking"); Layout.leftMargin: Theme.l }
+                ColumnLayout {
+                    Layout.fillWidth: true
+                    Layout.leftMargin: Theme.l
+                    Layout.rightMargin: Theme.l
+                    spacing: Theme.xs
+                    Switch {
+                        objectName: "thinkingSwitch"
+                        text: qsTr("Think before answering")
+                        checked: panel.s.thinking
+                        onToggled: panel.s.thinking = checked
+                    }
+                    Text {
+                        Layout.fillWidth: true
+                        wrapMode: Text.Wrap
+                        text: panel.app.engine.state !== EngineBridge.Ready || panel.app.engine.templateThinks
+                              ? qsTr("Passed to the model's chat template as enable_thinking (Qwen3 reads it). A reply's reasoning shows folded above its answer.")
+                              : qsTr("This model's chat template has no thinking switch; it answers the same either way.")
+                        color: Theme.textFaint
+                        font.pixelSize: Theme.fontSmall
+                    }
+                }
                 FieldLabel { text: qsTr("Sampling"); Layout.leftMargin: Theme.l }
                 ColumnLayout {
                     Layout.fillWidth: true

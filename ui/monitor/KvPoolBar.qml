@@ -7,7 +7,8 @@ import Folio.Ui
 Card {
     id: card
     required property MonitorModel monitor
-    readonly property real total: Math.max(1, monitor.blocksTotal)
+    readonly property var kv: monitor.stats.kv  // the engine's KvCounters
+    readonly property real total: Math.max(1, kv.blocksTotal)
     implicitHeight: 150
     ColumnLayout {
         anchors.fill: parent
@@ -17,7 +18,7 @@ Card {
             Layout.fillWidth: true
             FieldLabel { text: qsTr("KV cache pool"); Layout.fillWidth: true }
             Text {
-                text: qsTr("%1 blocks × %2 tokens").arg(card.monitor.blocksTotal).arg(card.monitor.blockSize)
+                text: qsTr("%1 blocks × %2 tokens").arg(card.kv.blocksTotal).arg(card.kv.blockSize)
                 color: Theme.textMuted
                 font.pixelSize: Theme.fontSmall
             }
@@ -30,8 +31,8 @@ Card {
             clip: true
             Row {
                 anchors.fill: parent
-                Rectangle { width: parent.width * card.monitor.blocksUsed / card.total; height: parent.height; color: Theme.plotKv }
-                Rectangle { width: parent.width * card.monitor.blocksCached / card.total; height: parent.height; color: Theme.plotKv; opacity: 0.4 }
+                Rectangle { width: parent.width * card.kv.blocksUsed / card.total; height: parent.height; color: Theme.plotKv }
+                Rectangle { width: parent.width * card.kv.blocksCached / card.total; height: parent.height; color: Theme.plotKv; opacity: 0.4 }
             }
         }
         RowLayout {
@@ -46,12 +47,12 @@ Card {
                 Rectangle { width: 10; height: 10; radius: 3; anchors.verticalCenter: parent.verticalCenter; color: parent.swatch; opacity: parent.alpha; border.color: Theme.border }
                 Text { text: parent.value + " " + parent.label; color: Theme.textMuted; font.pixelSize: Theme.fontSmall }
             }
-            Legend { label: qsTr("used"); value: card.monitor.blocksUsed; swatch: Theme.plotKv }
-            Legend { label: qsTr("cached"); value: card.monitor.blocksCached; swatch: Theme.plotKv; alpha: 0.4 }
-            Legend { label: qsTr("free"); value: card.monitor.blocksFree; swatch: Theme.surfaceAlt }
+            Legend { label: qsTr("used"); value: card.kv.blocksUsed; swatch: Theme.plotKv }
+            Legend { label: qsTr("cached"); value: card.kv.blocksCached; swatch: Theme.plotKv; alpha: 0.4 }
+            Legend { label: qsTr("free"); value: card.kv.blocksFree; swatch: Theme.surfaceAlt }
             Item { Layout.fillWidth: true }
             Text {
-                text: qsTr("peak %1 used · fragmentation %2%").arg(card.monitor.peakBlocksUsed).arg((card.monitor.fragmentation * 100).toFixed(1))
+                text: qsTr("peak %1 used · fragmentation %2%").arg(card.monitor.stats.peakBlocksUsed).arg((card.kv.fragmentation * 100).toFixed(1))
                 color: Theme.textFaint
                 font.pixelSize: Theme.fontSmall
             }
@@ -62,8 +63,8 @@ Card {
             Layout.fillWidth: true
             elide: Text.ElideRight
             text: qsTr("Prefix cache: %1 of %2 prompt tokens reused (%3%) · %4 blocks copied on write · %5 cached blocks evicted")
-                  .arg(card.monitor.prefixHitTokens).arg(card.monitor.prefixLookupTokens)
-                  .arg((card.monitor.prefixHitRate * 100).toFixed(0)).arg(card.monitor.cowCopies).arg(card.monitor.evictions)
+                  .arg(card.kv.prefixHitTokens).arg(card.kv.prefixLookupTokens)
+                  .arg((card.kv.prefixHitRate * 100).toFixed(0)).arg(card.kv.cowCopies).arg(card.kv.evictions)
             color: Theme.textMuted
             font.pixelSize: Theme.fontSmall
         }

@@ -9,6 +9,7 @@ Item {
     id: view
     required property AppController app
     readonly property MonitorModel mon: app.monitor
+    readonly property var stats: mon.stats  // the engine's EngineStats, as it came
 
     ColumnLayout {
         anchors.fill: parent
@@ -49,31 +50,31 @@ Item {
                     objectName: "memoryCard"
                     Layout.fillWidth: true
                     caption: view.mon.memoryLabel
-                    value: view.mon.formatBytes(view.mon.memoryUsedBytes)
-                    unit: view.mon.memoryTotalBytes > 0 ? qsTr("of %1").arg(view.mon.formatBytes(view.mon.memoryTotalBytes)) : ""
-                    note: qsTr("weights %1 · KV %2").arg(view.mon.formatBytes(view.mon.weightsBytes)).arg(view.mon.formatBytes(view.mon.kvBytes))
+                    value: view.mon.formatBytes(view.stats.memory.usedBytes)
+                    unit: view.stats.memory.totalBytes > 0 ? qsTr("of %1").arg(view.mon.formatBytes(view.stats.memory.totalBytes)) : ""
+                    note: qsTr("weights %1 · KV %2").arg(view.mon.formatBytes(view.stats.memory.weightsBytes)).arg(view.mon.formatBytes(view.stats.memory.kvBytes))
                 }
                 StatCard {
                     objectName: "decodeCard"
                     Layout.fillWidth: true
                     caption: qsTr("Decode")
-                    value: view.mon.decodeTokS.toFixed(1)
+                    value: view.stats.decodeTokS.toFixed(1)
                     unit: qsTr("tok/s")
-                    note: qsTr("prefill %1 tok/s").arg(view.mon.prefillTokS.toFixed(0))
+                    note: qsTr("prefill %1 tok/s").arg(view.stats.prefillTokS.toFixed(0))
                 }
                 StatCard {
                     Layout.fillWidth: true
                     caption: qsTr("Batch")
-                    value: view.mon.batchSize
+                    value: view.stats.batchSeqs
                     unit: qsTr("sequences")
-                    note: qsTr("%1 tokens · step %2 ms").arg(view.mon.batchTokens).arg(view.mon.stepMs.toFixed(1))
+                    note: qsTr("%1 tokens · step %2 ms").arg(view.stats.batchTokens).arg(view.stats.stepMs.toFixed(1))
                 }
                 StatCard {
                     Layout.fillWidth: true
                     caption: qsTr("Queue")
-                    value: view.mon.queueDepth
+                    value: view.stats.waiting
                     unit: qsTr("waiting")
-                    note: qsTr("%1 running · %2 preemptions").arg(view.mon.running).arg(view.mon.preemptions)
+                    note: qsTr("%1 running · %2 preemptions").arg(view.stats.running).arg(view.stats.preemptions)
                 }
 
                 KvPoolBar { Layout.columnSpan: 4; Layout.fillWidth: true; monitor: view.mon }

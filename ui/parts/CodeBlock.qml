@@ -6,8 +6,10 @@ import Folio.Ui
 
 // A fenced code block: language label, copy button, monospaced text that scrolls sideways.
 Rectangle {
+    objectName: "codeBlock"
     id: code
-    required property var modelData
+    required property string text
+    required property string language
     required property AppController app
     property bool copied: false
     implicitHeight: head.height + body.contentHeight + 2 * Theme.m + (scroller.ScrollBar.horizontal.visible ? 8 : 0)
@@ -30,7 +32,7 @@ Rectangle {
             anchors.rightMargin: Theme.xs
             Text {
                 Layout.fillWidth: true
-                text: code.modelData.language.length ? code.modelData.language : qsTr("code")
+                text: code.language.length ? code.language : qsTr("code")
                 color: Theme.textMuted
                 font.pixelSize: Theme.fontSmall
                 font.family: Theme.monoFamily
@@ -46,7 +48,7 @@ Rectangle {
                 font.pixelSize: Theme.fontSmall
                 palette.buttonText: Theme.textMuted
                 background: Rectangle { radius: Theme.radiusSmall; color: parent.hovered ? Theme.hover : "transparent" }
-                onClicked: { code.app.chat.copyToClipboard(code.modelData.text); code.copied = true; resetCopied.restart() }
+                onClicked: { code.app.chat.copyToClipboard(code.text); code.copied = true; resetCopied.restart() }
                 Timer { id: resetCopied; interval: 1500; onTriggered: code.copied = false }
             }
         }
@@ -66,7 +68,7 @@ Rectangle {
         ScrollBar.horizontal: ScrollBar { policy: body.contentWidth > scroller.width ? ScrollBar.AsNeeded : ScrollBar.AlwaysOff }
         TextEdit {
             id: body
-            text: code.modelData.text
+            text: code.text
             textFormat: TextEdit.PlainText
             readOnly: true
             selectByMouse: true

@@ -3,9 +3,9 @@ import Folio.Ui
 
 // A Markdown heading (# to ######).
 Text {
-    required property var modelData
-    readonly property int level: modelData.level
-    text: modelData.text
+    objectName: "headingBlock"
+    required text  // the role, into Text's own property
+    required property int level
     textFormat: Text.PlainText
     wrapMode: Text.Wrap
     color: Theme.text

@@ -4,8 +4,8 @@ import Folio.Ui
 // Paragraphs, lists, emphasis, inline code and links. Images were turned into links in C++, and
 // QML's network access is blocked, so nothing remote is ever loaded.
 TextEdit {
-    required property var modelData
-    text: modelData.text
+    objectName: "proseBlock"
+    required text  // the role, into TextEdit's own property
     textFormat: TextEdit.MarkdownText
     wrapMode: TextEdit.Wrap
     readOnly: true

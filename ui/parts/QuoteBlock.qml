@@ -3,15 +3,16 @@ import Folio.Ui
 
 // A block quote: muted text behind an accent bar.
 Item {
+    objectName: "quoteBlock"
     id: quote
-    required property var modelData
+    required property string text
     implicitHeight: body.implicitHeight + Theme.xs
     Rectangle { width: 3; height: parent.height; radius: 1.5; color: Theme.borderStrong }
     TextEdit {
         id: body
         x: Theme.l
         width: parent.width - Theme.l
-        text: quote.modelData.text
+        text: quote.text
         textFormat: TextEdit.MarkdownText
         wrapMode: TextEdit.Wrap
         readOnly: true

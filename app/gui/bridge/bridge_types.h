@@ -1,11 +1,15 @@
 #pragma once
 // Values that cross between the GUI thread and the engine worker thread (by queued signal, so by
-// copy). Qt types only: the GUI side never sees engine types.
+// copy). Where the engine has a plain struct for the data (chat messages, request timings, engine
+// stats), that struct crosses as it is.
 #include <QList>
 #include <QMetaType>
 #include <QString>
+#include <vector>
 
 #include "app/gui/store/store_types.h"
+#include "engine/chat/chat_message.h"
+#include "engine/runtime/engine_stats.h"
 
 namespace folio::app {
 
@@ -13,8 +17,9 @@ namespace folio::app {
 struct GenerationRequest {
     quint64 ticket = 0;
     QString tag;  // "c<conversation id>": shown per sequence in the monitor
-    QList<QPair<QString, QString>> messages;  // (role, content), system prompt first when set
+    std::vector<folio::ChatMessage> messages;  // system prompt first when set; replies with their reasoning
     SamplingSettings sampling;
+    bool enableThinking = true;  // the chat's switch, passed to the template as enable_thinking
     // The last message is a partial assistant reply to go on with (the engine's
     // Request::continue_final_message): no new turn is started, the text continues it.
     bool continueFinal = false;
@@ -39,39 +44,7 @@ struct ModelInfo {
     int hiddenSize = 0;
     qint64 kvBlocks = 0;
     int blockSize = 0;
-};
-
-struct SequenceSnapshot {
-    QString tag;
-    QString state;  // "waiting", "prefilling", "decoding", "preempted"; "finished" for the monitor's recent replies
-    int promptTokens = 0;
-    int generatedTokens = 0;
-    int blocks = 0;
-    int sharedBlocks = 0;
-    double prefillTokS = 0;
-    double decodeTokS = 0;
-};
-
-struct StatsSnapshot {
-    qint64 blocksTotal = 0, blocksUsed = 0, blocksCached = 0, blocksFree = 0;
-    int blockSize = 16;
-    double fragmentation = 0;
-    double prefixHitRate = 0;
-    qint64 prefixHitTokens = 0, prefixLookupTokens = 0;  // since the model was loaded
-    qint64 peakBlocksUsed = 0;
-    qint64 cowCopies = 0;  // blocks copied on write (a shared block about to diverge)
-    qint64 evictions = 0;  // cached prefix blocks reused for new tokens
-    int running = 0, waiting = 0;
-    qint64 preemptions = 0;
-    int batchSeqs = 0, batchTokens = 0;
-    double stepMs = 0;
-    qint64 steps = 0;
-    double prefillTokS = 0, decodeTokS = 0;
-    qint64 totalPromptTokens = 0, totalGeneratedTokens = 0;
-    QString backend, device;
-    quint64 memoryUsed = 0, memoryTotal = 0, weightsBytes = 0, kvBytes = 0;
-    int gpuUtilization = -1;
-    QList<SequenceSnapshot> sequences;
+    bool templateThinks = false;  // its chat template reads enable_thinking (the thinking switch means something)
 };
 
 }  // namespace folio::app
@@ -79,4 +52,4 @@ struct StatsSnapshot {
 Q_DECLARE_METATYPE(folio::app::GenerationRequest)
 Q_DECLARE_METATYPE(folio::app::GenerationEnd)
 Q_DECLARE_METATYPE(folio::app::ModelInfo)
-Q_DECLARE_METATYPE(folio::app::StatsSnapshot)
+Q_DECLARE_METATYPE(folio::EngineStats)

@@ -8,7 +8,7 @@ EngineBridge::EngineBridge(QObject* parent) : ReplySource(parent) {
     qRegisterMetaType<GenerationRequest>();
     qRegisterMetaType<GenerationEnd>();
     qRegisterMetaType<ModelInfo>();
-    qRegisterMetaType<StatsSnapshot>();
+    qRegisterMetaType<folio::EngineStats>();
     thread_.setObjectName("folio-engine-bridge");
     worker_ = new EngineWorker;
     worker_->moveToThread(&thread_);

@@ -34,6 +34,7 @@ public:
     Q_PROPERTY(QString backendName READ backendName NOTIFY stateChanged)
     Q_PROPERTY(QString device READ device NOTIFY stateChanged)
     Q_PROPERTY(int contextLength READ contextLength NOTIFY stateChanged)
+    Q_PROPERTY(bool templateThinks READ templateThinks NOTIFY stateChanged)
 
     explicit EngineBridge(QObject* parent = nullptr);
     ~EngineBridge() override;  // stops the worker thread (the engine is destroyed on it)
@@ -51,6 +52,7 @@ public:
     QString backendName() const { return info_.backend; }
     QString device() const { return info_.device; }
     int contextLength() const { return info_.contextLength; }
+    bool templateThinks() const { return info_.templateThinks; }
     const ModelInfo& modelInfo() const { return info_; }
     QThread* workerThread() { return &thread_; }
 
@@ -63,7 +65,7 @@ signals:
     void stateChanged();
     void loadProgressChanged();
     void modelReady(const folio::app::ModelInfo& info);
-    void statsUpdated(const folio::app::StatsSnapshot& stats);
+    void statsUpdated(const folio::EngineStats& stats);
 
     // To the worker (queued).
     void requestLoad(const QString& spec, const QString& backend);

@@ -4,78 +4,16 @@
 #include <cmath>
 #include <spdlog/spdlog.h>
 
+#include "app/gui/bridge/engine_request.h"
 #include "engine/backends/backend_factory.h"
 #include "engine/core/error.h"
 #include "engine/model/model.h"
-#include "engine/runtime/engine.h"
+#include "engine/frontdoor/engine.h"
 
 namespace folio::app {
 namespace {
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
-
-const char* stateName(SequenceStats::State s) {
-    switch (s) {
-    case SequenceStats::State::Waiting: return "waiting";
-    case SequenceStats::State::Prefilling: return "prefilling";
-    case SequenceStats::State::Decoding: return "decoding";
-    case SequenceStats::State::Preempted: return "preempted";
-    }
-    return "waiting";
-}
-
-// Field by field on purpose: the monitor and compare models (and tst_chat_models, which builds them
-// without the engine) see only the Qt snapshot of bridge_types.h, whose sequences also carry the
-// monitor's own "finished" rows that no engine state stands for.
-StatsSnapshot toSnapshot(const EngineStats& s) {
-    StatsSnapshot o;
-    o.blocksTotal = s.blocks_total;
-    o.blocksUsed = s.blocks_used;
-    o.blocksCached = s.blocks_cached;
-    o.blocksFree = s.blocks_free;
-    o.blockSize = s.block_size;
-    o.fragmentation = s.fragmentation;
-    o.prefixHitRate = s.prefix_hit_rate;
-    o.prefixHitTokens = s.prefix_hit_tokens;
-    o.prefixLookupTokens = s.prefix_lookup_tokens;
-    o.peakBlocksUsed = s.peak_blocks_used;
-    o.cowCopies = s.cow_copies;
-    o.evictions = s.evictions;
-    o.running = s.running;
-    o.waiting = s.waiting;
-    o.preemptions = s.preemptions;
-    o.batchSeqs = s.last_batch_seqs;
-    o.batchTokens = s.last_batch_tokens;
-    o.stepMs = s.last_step_ms;
-    o.steps = s.steps;
-    o.prefillTokS = s.prefill_tok_s;
-    o.decodeTokS = s.decode_tok_s;
-    o.totalPromptTokens = s.total_prompt_tokens;
-    o.totalGeneratedTokens = s.total_generated_tokens;
-    o.backend = q(s.backend);
-    o.device = q(s.device_name);
-    o.memoryUsed = s.memory.device_used;
-    o.memoryTotal = s.memory.device_total;
-    o.weightsBytes = s.memory.weights;
-    o.kvBytes = s.memory.kv_cache;
-    o.gpuUtilization = s.memory.utilization_pct;
-    for (const SequenceStats& seq : s.sequences) {
-        o.sequences << SequenceSnapshot{q(seq.tag), stateName(seq.state), seq.prompt_tokens, seq.generated_tokens,
-                                        seq.blocks, seq.shared_blocks, seq.prefill_tok_s, seq.decode_tok_s};
-    }
-    return o;
-}
-
-SamplingParams toParams(const SamplingSettings& s) {
-    SamplingParams p;
-    p.temperature = float(s.temperature);
-    p.top_p = float(s.topP);
-    p.top_k = s.topK;
-    p.min_p = float(s.minP);
-    p.repetition_penalty = float(s.repetitionPenalty);
-    if (s.seed >= 0) p.seed = uint64_t(s.seed);
-    return p;
-}
 
 }  // namespace
 
@@ -132,10 +70,12 @@ void EngineWorker::loadModel(const QString& spec, const QString& backend) {
         info.contextLength = model->context_length();
         info.layers = model->config.num_layers;
         info.hiddenSize = model->config.hidden_size;
-        info.kvBlocks = st.blocks_total;
-        info.blockSize = st.block_size;
+        info.kvBlocks = st.kv.blocks_total;
+        info.blockSize = st.kv.block_size;
+        const std::optional<std::string>& tpl = model->tokenizer_config.chat_template;
+        info.templateThinks = tpl && tpl->find("enable_thinking") != std::string::npos;
         spdlog::info("model {} ready: {} on {} ({} KV blocks)", model->name, model->quantization_name(),
-                     st.device_name, st.blocks_total);
+                     st.device_name, st.kv.blocks_total);
         emit modelLoaded(info);
         statsTimer_->start();
         pollStats();
@@ -153,13 +93,7 @@ void EngineWorker::submit(const GenerationRequest& r) {
         emit finished(GenerationEnd{r.ticket, true, tr("No model is loaded: choose one in Models first."), {}});
         return;
     }
-    Request req;
-    for (const auto& [role, content] : r.messages) req.messages.push_back({role.toStdString(), content.toStdString()});
-    req.sampling = toParams(r.sampling);
-    req.stop.max_tokens = r.sampling.maxTokens;
-    req.tag = r.tag.toStdString();
-    req.continue_final_message = r.continueFinal;
-    const RequestId id = engine_->submit(std::move(req));
+    const RequestId id = engine_->submit(toEngineRequest(r));
     ticketOfRequest_.insert(id, r.ticket);
     requestOfTicket_.insert(r.ticket, id);
 }
@@ -212,12 +146,7 @@ void EngineWorker::onEngineEvent(quint64 generation, const Event& e) {
     end.ticket = ticket;
     end.error = e.kind == Event::Kind::Error || e.reason == FinishReason::Error;
     end.message = q(e.message);
-    end.stats.promptTokens = e.timings.prompt_tokens;
-    end.stats.cachedPromptTokens = e.timings.cached_prompt_tokens;
-    end.stats.generatedTokens = e.timings.generated_tokens;
-    end.stats.ttftMs = e.timings.ttft_ms;
-    end.stats.prefillTokS = e.timings.prefill_tok_s;
-    end.stats.decodeTokS = e.timings.decode_tok_s;
+    end.stats.timings = e.timings;
     end.stats.finishReason = QString::fromLatin1(finish_reason_name(e.reason));
     if (end.error) spdlog::warn("generation failed: {}", e.message);
     ticketOfRequest_.remove(e.id);
@@ -243,7 +172,7 @@ void EngineWorker::flushDeltas() {
 }
 
 void EngineWorker::pollStats() {
-    if (engine_) emit statsUpdated(toSnapshot(engine_->stats()));
+    if (engine_) emit statsUpdated(engine_->stats());
 }
 
 }  // namespace folio::app

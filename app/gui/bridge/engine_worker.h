@@ -40,7 +40,7 @@ signals:
     void loadFailed(const QString& spec, const QString& message);
     void delta(quint64 ticket, const QString& text, int tokens);
     void finished(const folio::app::GenerationEnd& end);
-    void statsUpdated(const folio::app::StatsSnapshot& stats);
+    void statsUpdated(const folio::EngineStats& stats);
 
 private:
     void onEngineEvent(quint64 generation, const folio::Event& event);

@@ -17,6 +17,14 @@ void ConversationSettings::reload() {
     systemPrompt_ = c.systemPrompt;
     preset_ = c.preset.isEmpty() ? QStringLiteral("Custom") : c.preset;
     s_ = c.id ? c.sampling : presetNamed("Balanced").settings;
+    thinking_ = c.id ? c.thinking : true;
+    emit changed();
+}
+
+void ConversationSettings::setThinking(bool on) {
+    if (on == thinking_) return;
+    thinking_ = on;
+    if (conversationId_ > 0) store_->setThinking(conversationId_, on);
     emit changed();
 }
 

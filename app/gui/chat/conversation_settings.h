@@ -1,7 +1,7 @@
 #pragma once
-// The system prompt and sampling settings of one conversation, edited in the settings panel and
-// saved to the store as they change. Choosing a preset fills the sampling fields; editing a field
-// afterwards marks the preset "Custom".
+// The system prompt, sampling settings and thinking switch of one conversation, edited in the
+// settings panel and saved to the store as they change. Choosing a preset fills the sampling fields;
+// editing a field afterwards marks the preset "Custom".
 #include <QObject>
 #include <QtQml/qqmlregistration.h>
 
@@ -25,6 +25,8 @@ class ConversationSettings : public QObject {
     Q_PROPERTY(double repetitionPenalty READ repetitionPenalty WRITE setRepetitionPenalty NOTIFY changed)
     Q_PROPERTY(int maxTokens READ maxTokens WRITE setMaxTokens NOTIFY changed)
     Q_PROPERTY(qint64 seed READ seed WRITE setSeed NOTIFY changed)
+    // Passed to the chat template as enable_thinking (Qwen3 and other thinking models read it).
+    Q_PROPERTY(bool thinking READ thinking WRITE setThinking NOTIFY changed)
 public:
     explicit ConversationSettings(ChatStore* store, QObject* parent = nullptr);
 
@@ -48,6 +50,8 @@ public:
     void setRepetitionPenalty(double v) { edit(&SamplingSettings::repetitionPenalty, v); }
     void setMaxTokens(int v) { edit(&SamplingSettings::maxTokens, v); }
     void setSeed(qint64 v) { edit(&SamplingSettings::seed, v); }
+    bool thinking() const { return thinking_; }
+    void setThinking(bool on);
 
     Q_INVOKABLE void reload();
 
@@ -69,6 +73,7 @@ private:
     QString systemPrompt_;
     QString preset_;
     SamplingSettings s_;
+    bool thinking_ = true;
 };
 
 }  // namespace folio::app

@@ -6,9 +6,23 @@
 #include "app/gui/store/reply_journal.h"
 
 namespace folio::app {
+namespace {
+
+// The conversation as the template gets it: the system prompt, then the branch on screen. A reply's
+// reasoning goes with it as reasoning_content; whether a turn keeps it is the template's to decide
+// (Qwen3's drops it from every turn before the last user message, as transformers and vLLM leave it to).
+std::vector<folio::ChatMessage> history(const ConversationRecord& c, const QList<MessageRecord>& path) {
+    std::vector<folio::ChatMessage> out;
+    if (!c.systemPrompt.trimmed().isEmpty()) out.push_back({"system", c.systemPrompt.toStdString(), {}});
+    for (const MessageRecord& m : path) out.push_back({m.role.toStdString(), m.content.toStdString(), m.reasoning.toStdString()});
+    return out;
+}
+
+}  // namespace
 
 GenerationHub::GenerationHub(ChatStore* store, ReplyJournal* journal, ReplySource* source, QObject* parent)
     : QObject(parent), store_(store), journal_(journal), bridge_(source) {
+    clock_.start();
     // Same thread (both live on the GUI thread): the bridge already hopped the thread boundary.
     connect(bridge_, &ReplySource::delta, this, &GenerationHub::onDelta);
     connect(bridge_, &ReplySource::finished, this, &GenerationHub::onFinished);
@@ -21,11 +35,9 @@ qint64 GenerationHub::startReply(qint64 conversationId, qint64 parentId) {
         return 0;
     }
     const ConversationRecord c = store_->conversation(conversationId);
-    QList<QPair<QString, QString>> messages;
-    if (!c.systemPrompt.trimmed().isEmpty()) messages << qMakePair(QStringLiteral("system"), c.systemPrompt);
     // The history is the branch from the root down to the parent.
     store_->setActiveLeaf(conversationId, parentId);
-    for (const MessageRecord& m : store_->activePath(conversationId)) messages << qMakePair(m.role, m.content);
+    std::vector<folio::ChatMessage> messages = history(c, store_->activePath(conversationId));
 
     MessageRecord reply;
     reply.conversationId = conversationId;
@@ -56,26 +68,34 @@ qint64 GenerationHub::continueReply(qint64 messageId) {
     }
     const ConversationRecord c = store_->conversation(m.conversationId);
     store_->setActiveLeaf(m.conversationId, m.id);
-    QList<QPair<QString, QString>> messages;
-    if (!c.systemPrompt.trimmed().isEmpty()) messages << qMakePair(QStringLiteral("system"), c.systemPrompt);
-    for (const MessageRecord& p : store_->activePath(m.conversationId)) messages << qMakePair(p.role, p.content);
-    // Nothing written yet: there is no turn to go on with, so the reply starts afresh in place.
+    std::vector<folio::ChatMessage> messages = history(c, store_->activePath(m.conversationId));
+    // No answer yet (nothing written, or stopped while thinking): there is no turn to go on with, so
+    // the reply starts afresh in place.
     const bool partial = !m.content.trimmed().isEmpty();
-    if (!partial) messages.removeLast();
-    journal_->reopen(messageId);
-    submit(m.conversationId, messageId, messages, partial, partial ? m.stats.generatedTokens : 0);
+    if (partial) {
+        journal_->reopen(messageId);
+    } else {
+        messages.pop_back();
+        store_->updateContent(messageId, QString());  // its old reasoning goes: a new one comes
+        journal_->reopen(messageId);
+    }
+    submit(m.conversationId, messageId, std::move(messages), partial, partial ? m.stats.timings.generated_tokens : 0);
     return messageId;
 }
 
-quint64 GenerationHub::submit(qint64 conversationId, qint64 messageId, QList<QPair<QString, QString>> messages,
+quint64 GenerationHub::submit(qint64 conversationId, qint64 messageId, std::vector<folio::ChatMessage> messages,
                               bool continueFinal, int tokensBefore) {
+    const ConversationRecord c = store_->conversation(conversationId);
     GenerationRequest r;
     r.tag = QStringLiteral("c%1").arg(conversationId);
     r.messages = std::move(messages);
-    r.sampling = store_->conversation(conversationId).sampling;
+    r.sampling = c.sampling;
+    r.enableThinking = c.thinking;
     r.continueFinal = continueFinal;
     const quint64 ticket = bridge_->submit(r);
-    live_.insert(ticket, Live{conversationId, messageId, 0, tokensBefore});
+    Live live{conversationId, messageId, 0, tokensBefore};
+    live.thoughtTimed = continueFinal;  // a continued reply's reasoning, if any, is closed and timed
+    live_.insert(ticket, live);
     byConversation_.insert(conversationId, ticket);
     emit replyStarted(conversationId, messageId);
     emit generatingChanged(conversationId, true);
@@ -98,7 +118,7 @@ void GenerationHub::end(qint64 conversationId, MessageStatus status) {
     byConversation_.remove(conversationId);
     bridge_->cancel(ticket);
     ReplyStats stats;
-    stats.generatedTokens = live.tokensBefore + live.tokens;
+    stats.timings.generated_tokens = live.tokensBefore + live.tokens;
     stats.finishReason = QStringLiteral("cancelled");
     journal_->finish(live.messageId, stats, status);
     emit generatingChanged(conversationId, false);
@@ -112,6 +132,10 @@ qint64 GenerationHub::generatingMessage(qint64 conversationId) const {
 
 QString GenerationHub::liveText(qint64 messageId) const { return journal_->text(messageId); }
 
+ReasoningSplit GenerationHub::liveReply(qint64 messageId) const { return journal_->split(messageId); }
+
+qint64 GenerationHub::liveReasoningMs(qint64 messageId) const { return journal_->reasoningMs(messageId); }
+
 bool GenerationHub::isLive(qint64 messageId) const { return journal_->isOpen(messageId); }
 
 void GenerationHub::onDelta(quint64 ticket, const QString& text, int tokens) {
@@ -119,7 +143,18 @@ void GenerationHub::onDelta(quint64 ticket, const QString& text, int tokens) {
     auto it = live_.find(ticket);
     if (it == live_.end()) return;  // stopped: late tokens are dropped
     it->tokens += tokens;
+    const qint64 now = clock_.elapsed();
+    if (it->firstTextAt < 0) it->firstTextAt = now;
     journal_->append(it->messageId, text);
+    // Thinking time: from the first token (a thinking reply starts with its reasoning) to the chunk
+    // that brought </think>, to the 16 ms the worker gathers tokens for.
+    if (!it->thoughtTimed) {
+        const ReasoningSplit s = journal_->split(it->messageId);
+        if (s.hasReasoning && !s.thinking) {
+            journal_->setReasoningMs(it->messageId, std::max<qint64>(1, now - it->firstTextAt));
+            it->thoughtTimed = true;
+        }
+    }
     emit replyChanged(it->conversationId, it->messageId);
 }
 
@@ -131,8 +166,8 @@ void GenerationHub::onFinished(const GenerationEnd& end) {
     live_.erase(it);
     byConversation_.remove(live.conversationId);
     ReplyStats stats = end.stats;
-    if (stats.generatedTokens == 0) stats.generatedTokens = live.tokens;
-    stats.generatedTokens += live.tokensBefore;
+    if (stats.timings.generated_tokens == 0) stats.timings.generated_tokens = live.tokens;
+    stats.timings.generated_tokens += live.tokensBefore;
     if (end.error) {
         stats.finishReason = QStringLiteral("error");
         emit error(end.message);

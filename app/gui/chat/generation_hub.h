@@ -3,10 +3,12 @@
 // at once). Turns a branch of the history into an engine request, applies streamed text to the
 // reply journal on the GUI thread, and makes Stop immediate: the UI state changes in the same call,
 // the engine is told to cancel, and late tokens of that reply are ignored.
+#include <QElapsedTimer>
 #include <QHash>
 #include <QObject>
 
 #include "app/gui/bridge/bridge_types.h"
+#include "app/gui/chat/reasoning_split.h"
 
 namespace folio::app {
 
@@ -38,8 +40,11 @@ public:
     bool isGenerating(qint64 conversationId) const { return byConversation_.contains(conversationId); }
     qint64 generatingMessage(qint64 conversationId) const;
     int activeCount() const { return int(live_.size()); }
-    // The reply text as the journal holds it (ahead of the database while streaming).
+    // The reply as the journal holds it (ahead of the database while streaming): its answer text, the
+    // whole split (a thinking model's reasoning apart), and how long it thought (0 until </think>).
     QString liveText(qint64 messageId) const;
+    ReasoningSplit liveReply(qint64 messageId) const;
+    qint64 liveReasoningMs(qint64 messageId) const;
     bool isLive(qint64 messageId) const;
     QString modelName() const { return modelName_; }
     void setModelName(const QString& name) { modelName_ = name; }
@@ -60,9 +65,11 @@ private:
         qint64 messageId = 0;
         int tokens = 0;
         int tokensBefore = 0;  // a continued reply's tokens from before (its stats count the whole reply)
+        qint64 firstTextAt = -1;    // clock_ ms of the first text
+        bool thoughtTimed = false;  // its reasoning closed (or there is none to time)
     };
     void end(qint64 conversationId, MessageStatus status);
-    quint64 submit(qint64 conversationId, qint64 messageId, QList<QPair<QString, QString>> messages,
+    quint64 submit(qint64 conversationId, qint64 messageId, std::vector<folio::ChatMessage> messages,
                    bool continueFinal = false, int tokensBefore = 0);
     void onDelta(quint64 ticket, const QString& text, int tokens);
     void onFinished(const GenerationEnd& end);
@@ -73,6 +80,7 @@ private:
     QHash<quint64, Live> live_;                 // ticket -> reply
     QHash<qint64, quint64> byConversation_;     // conversation -> ticket
     QString modelName_;
+    QElapsedTimer clock_;
 };
 
 }  // namespace folio::app

@@ -6,11 +6,7 @@
 namespace folio::app {
 namespace {
 
-struct Fence {
-    QChar ch;
-    int length = 0;
-    QString info;
-};
+using Fence = MarkdownSplitState::Fence;
 
 // A fence opener: up to 3 spaces, then ``` or ~~~ (3 or more), then the info string.
 bool openingFence(const QString& line, Fence* f) {
@@ -95,55 +91,70 @@ QString neutralizeImages(const QString& markdown) {
     return out;
 }
 
-QList<MarkdownPart> splitMarkdown(const QString& markdown) {
-    QList<MarkdownPart> parts;
-    const QStringList lines = markdown.split('\n');
-    QStringList prose, quote, code;
-    Fence fence;
-    bool inCode = false;
-    for (const QString& raw : lines) {
-        const QString line = raw.endsWith('\r') ? raw.chopped(1) : raw;
-        if (inCode) {
-            if (closingFence(line, fence)) {
-                MarkdownPart p{MarkdownPart::Kind::Code, code.join('\n'), fence.info, 0, false};
-                parts << p;
-                code.clear();
-                inCode = false;
-            } else {
-                code << line;
-            }
-            continue;
-        }
-        Fence f;
-        int level = 0;
-        QString text;
-        if (openingFence(line, &f)) {
-            pushText(parts, MarkdownPart::Kind::Prose, prose);
-            pushText(parts, MarkdownPart::Kind::Quote, quote);
-            fence = f;
-            inCode = true;
-        } else if (quoteLine(line, &text)) {
-            pushText(parts, MarkdownPart::Kind::Prose, prose);
-            quote << text;
-        } else if (headingLine(line, &level, &text)) {
-            pushText(parts, MarkdownPart::Kind::Prose, prose);
-            pushText(parts, MarkdownPart::Kind::Quote, quote);
-            parts << MarkdownPart{MarkdownPart::Kind::Heading, neutralizeImages(text), {}, level, false};
+void MarkdownSplitState::line(const QString& raw) {
+    const QString line = raw.endsWith('\r') ? raw.chopped(1) : raw;
+    if (inCode) {
+        if (closingFence(line, fence)) {
+            parts << MarkdownPart{MarkdownPart::Kind::Code, code.join('\n'), fence.info, 0, false};
+            code.clear();
+            inCode = false;
         } else {
-            // A blank line ends a quote; a non-blank line right after a quote continues it (lazy
-            // continuation) only if the quote has not ended.
-            if (!quote.isEmpty() && !line.trimmed().isEmpty()) {
-                quote << line;
-                continue;
-            }
-            pushText(parts, MarkdownPart::Kind::Quote, quote);
-            prose << line;
+            code << line;
         }
+        return;
     }
+    Fence f;
+    int level = 0;
+    QString text;
+    if (openingFence(line, &f)) {
+        pushText(parts, MarkdownPart::Kind::Prose, prose);
+        pushText(parts, MarkdownPart::Kind::Quote, quote);
+        fence = f;
+        inCode = true;
+    } else if (quoteLine(line, &text)) {
+        pushText(parts, MarkdownPart::Kind::Prose, prose);
+        quote << text;
+    } else if (headingLine(line, &level, &text)) {
+        pushText(parts, MarkdownPart::Kind::Prose, prose);
+        pushText(parts, MarkdownPart::Kind::Quote, quote);
+        parts << MarkdownPart{MarkdownPart::Kind::Heading, neutralizeImages(text), {}, level, false};
+    } else {
+        // A blank line ends a quote; a non-blank line right after a quote continues it (lazy
+        // continuation) only if the quote has not ended.
+        if (!quote.isEmpty() && !line.trimmed().isEmpty()) {
+            quote << line;
+            return;
+        }
+        pushText(parts, MarkdownPart::Kind::Quote, quote);
+        prose << line;
+    }
+}
+
+QList<MarkdownPart> MarkdownSplitState::finish() && {
     if (inCode) parts << MarkdownPart{MarkdownPart::Kind::Code, code.join('\n'), fence.info, 0, true};
     pushText(parts, MarkdownPart::Kind::Prose, prose);
     pushText(parts, MarkdownPart::Kind::Quote, quote);
-    return parts;
+    return std::move(parts);
 }
+
+QList<MarkdownPart> MarkdownStream::update(const QString& text) {
+    restarted_ = text.size() < consumed_ || QStringView(text).left(consumed_) != QStringView(text_).left(consumed_);
+    if (restarted_) {  // not a continuation: start over
+        state_ = {};
+        consumed_ = 0;
+    }
+    text_ = text;
+    // Complete lines go into the kept state; the line still being written is read on a copy.
+    qsizetype nl;
+    while ((nl = text.indexOf('\n', consumed_)) >= 0) {
+        state_.line(text.mid(consumed_, nl - consumed_));
+        consumed_ = nl + 1;
+    }
+    MarkdownSplitState tail = state_;
+    tail.line(text.mid(consumed_));
+    return std::move(tail).finish();
+}
+
+QList<MarkdownPart> splitMarkdown(const QString& markdown) { return MarkdownStream().update(markdown); }
 
 }  // namespace folio::app

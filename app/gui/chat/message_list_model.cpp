@@ -1,20 +1,20 @@
 #include "app/gui/chat/message_list_model.h"
 
 #include "app/gui/chat/generation_hub.h"
-#include "app/gui/chat/markdown_parts.h"
+#include "app/gui/chat/message_parts_model.h"
 #include "app/gui/chat/thread_guard.h"
 #include "app/gui/store/chat_store.h"
 
 namespace folio::app {
 namespace {
 
-QVariantList partsOf(const QString& text) {
-    QVariantList out;
-    for (const MarkdownPart& p : splitMarkdown(text)) {
-        out << QVariantMap{{"kind", kindName(p.kind)}, {"text", p.text}, {"language", p.language},
-                           {"level", p.level}, {"open", p.open}};
-    }
-    return out;
+// A stored reply as the parts model takes it: its reasoning, closed, and its answer.
+ReasoningSplit storedReply(const MessageRecord& m) {
+    ReasoningSplit s;
+    s.reasoning = m.reasoning;
+    s.hasReasoning = !m.reasoning.isEmpty();
+    s.answer = m.content;
+    return s;
 }
 
 QString author(const MessageRecord& m) {
@@ -28,11 +28,12 @@ QString details(const MessageRecord& m) {
     // Figures in a file were not measured here: none are shown for imported replies.
     if (m.imported) return QStringLiteral("from an imported file, not generated here");
     QStringList bits;
-    if (m.stats.generatedTokens > 0) bits << QStringLiteral("%1 tokens").arg(m.stats.generatedTokens);
-    if (m.stats.decodeTokS > 0) bits << QStringLiteral("%1 tok/s").arg(m.stats.decodeTokS, 0, 'f', 1);
-    if (m.stats.prefillTokS > 0) bits << QStringLiteral("prefill %1 tok/s").arg(m.stats.prefillTokS, 0, 'f', 0);
-    if (m.stats.ttftMs > 0) bits << QStringLiteral("first token %1 ms").arg(m.stats.ttftMs, 0, 'f', 0);
-    if (m.stats.cachedPromptTokens > 0) bits << QStringLiteral("%1 prompt tokens cached").arg(m.stats.cachedPromptTokens);
+    const folio::RequestTimings& t = m.stats.timings;
+    if (t.generated_tokens > 0) bits << QStringLiteral("%1 tokens").arg(t.generated_tokens);
+    if (t.decode_tok_s > 0) bits << QStringLiteral("%1 tok/s").arg(t.decode_tok_s, 0, 'f', 1);
+    if (t.prefill_tok_s > 0) bits << QStringLiteral("prefill %1 tok/s").arg(t.prefill_tok_s, 0, 'f', 0);
+    if (t.ttft_ms > 0) bits << QStringLiteral("first token %1 ms").arg(t.ttft_ms, 0, 'f', 0);
+    if (t.cached_prompt_tokens > 0) bits << QStringLiteral("%1 prompt tokens cached").arg(t.cached_prompt_tokens);
     if (m.stats.finishReason == QLatin1String("length")) bits << QStringLiteral("max tokens reached");
     if (m.stats.finishReason == QLatin1String("cancelled")) bits << QStringLiteral("stopped");
     if (m.stats.finishReason == QLatin1String("context")) bits << QStringLiteral("context full");
@@ -74,12 +75,7 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
     case MessageIdRole: return m.id;
     case RoleRole: return m.role;
     case ContentRole: return m.content;
-    case PartsRole:
-        if (!r.partsValid) {
-            r.parts = partsOf(m.content);
-            r.partsValid = true;
-        }
-        return r.parts;
+    case PartsRole: return QVariant::fromValue(static_cast<QObject*>(r.parts));
     case StatusRole: return statusName(m.status);
     case FinishReasonRole: return m.stats.finishReason;
     case ModelRole: return m.model;
@@ -108,22 +104,36 @@ bool MessageListModel::generating() const { return hub_->isGenerating(conversati
 void MessageListModel::reload() {
     requireOwnThread(this, "MessageListModel::reload");
     beginResetModel();
+    // The views drop their delegates in endResetModel(); the old parts models go after that.
+    QList<MessagePartsModel*> old;
+    for (const Row& r : std::as_const(rows_)) old << r.parts;
     rows_.clear();
     if (conversationId_ > 0) {
         for (MessageRecord& m : store_->activePath(conversationId_)) {
-            if (hub_->isLive(m.id)) {
-                m.content = hub_->liveText(m.id);
-                m.status = MessageStatus::Streaming;
-            }
             Row row;
             const QList<qint64> sib = store_->siblings(m);
             row.siblingCount = int(sib.size());
             row.siblingIndex = int(sib.indexOf(m.id)) + 1;
+            if (m.role == QLatin1String("assistant")) {
+                row.parts = new MessagePartsModel(this);
+                if (hub_->isLive(m.id)) {
+                    const ReasoningSplit live = hub_->liveReply(m.id);
+                    m.content = live.answer;
+                    m.reasoning = live.reasoning;
+                    m.status = MessageStatus::Streaming;
+                    row.parts->setReply(live, hub_->liveReasoningMs(m.id));
+                } else {
+                    row.parts->setReply(storedReply(m), m.reasoningMs);
+                }
+            }
             row.message = std::move(m);
             rows_ << row;
         }
     }
     endResetModel();
+    for (MessagePartsModel* p : std::as_const(old)) {
+        if (p) p->deleteLater();
+    }
     emit countChanged();
 }
 
@@ -142,11 +152,13 @@ void MessageListModel::onReplyChanged(qint64 conversationId, qint64 messageId) {
     const int i = rowOf(messageId);
     if (i < 0) return;
     Row& r = rows_[i];
-    r.message.content = hub_->liveText(messageId);
+    const ReasoningSplit live = hub_->liveReply(messageId);
+    r.message.content = live.answer;
+    r.message.reasoning = live.reasoning;
     r.message.status = MessageStatus::Streaming;
-    r.partsValid = false;
+    if (r.parts) r.parts->setReply(live, hub_->liveReasoningMs(messageId));
     const QModelIndex idx = index(i);
-    emit dataChanged(idx, idx, {ContentRole, PartsRole, StatusRole});
+    emit dataChanged(idx, idx, {ContentRole, StatusRole});
 }
 
 void MessageListModel::onReplyFinished(qint64 conversationId, qint64 messageId) {
@@ -156,7 +168,7 @@ void MessageListModel::onReplyFinished(qint64 conversationId, qint64 messageId) 
     if (i < 0) return;
     Row& r = rows_[i];
     r.message = store_->message(messageId);
-    r.partsValid = false;
+    if (r.parts) r.parts->setReply(storedReply(r.message), r.message.reasoningMs);
     const QModelIndex idx = index(i);
     emit dataChanged(idx, idx);
 }

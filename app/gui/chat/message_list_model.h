@@ -1,6 +1,7 @@
 #pragma once
-// The messages of one conversation's branch on screen, each with its Markdown split into parts.
-// Streaming replies update in place (GUI thread only, from GenerationHub signals).
+// The messages of one conversation's branch on screen; each reply has a model of its parts
+// (reasoning, Markdown parts). Streaming replies update in place, their parts too (GUI thread only,
+// from GenerationHub signals).
 #include <QAbstractListModel>
 #include <QtQml/qqmlregistration.h>
 
@@ -10,6 +11,7 @@ namespace folio::app {
 
 class ChatStore;
 class GenerationHub;
+class MessagePartsModel;
 
 class MessageListModel : public QAbstractListModel {
     Q_OBJECT
@@ -23,7 +25,7 @@ public:
         MessageIdRole = Qt::UserRole + 1,
         RoleRole,          // "user" / "assistant"
         ContentRole,
-        PartsRole,         // list of {kind, text, language, level, open}
+        PartsRole,         // assistant: its MessagePartsModel (reasoning, then the answer's Markdown parts)
         StatusRole,        // "complete", "streaming", "interrupted", "error"
         FinishReasonRole,
         ModelRole,
@@ -61,8 +63,7 @@ private:
         MessageRecord message;
         int siblingIndex = 1;
         int siblingCount = 1;
-        mutable QVariantList parts;
-        mutable bool partsValid = false;
+        MessagePartsModel* parts = nullptr;  // assistant rows; a child of this model
     };
     int rowOf(qint64 messageId) const;
     void onReplyChanged(qint64 conversationId, qint64 messageId);

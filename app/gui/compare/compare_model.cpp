@@ -39,14 +39,14 @@ QHash<int, QByteArray> CompareModel::roleNames() const {
 QVariant CompareModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() >= int(columns_.size())) return {};
     const Column& col = columns_[index.row()];
-    const SequenceSnapshot* seq = monitor_->sequences()->find(col.conversationId);
+    const folio::SequenceStats* seq = monitor_->sequences()->find(col.conversationId);
     switch (role) {
     case ConversationIdRole: return col.conversationId;
     case MessagesRole: return QVariant::fromValue(static_cast<QObject*>(col.messages.get()));
     case GeneratingRole: return hub_->isGenerating(col.conversationId);
     case BlocksRole: return seq ? seq->blocks : 0;
-    case SharedBlocksRole: return seq ? seq->sharedBlocks : 0;
-    case DecodeRole: return seq ? seq->decodeTokS : 0.0;
+    case SharedBlocksRole: return seq ? seq->shared_blocks : 0;
+    case DecodeRole: return seq ? seq->decode_tok_s : 0.0;
     default: break;
     }
     const ConversationRecord c = store_->conversation(col.conversationId);
@@ -143,12 +143,12 @@ bool CompareModel::generating() const {
 int CompareModel::sharedBlocks() const {
     int most = 0;
     for (const Column& c : columns_) {
-        if (const SequenceSnapshot* s = monitor_->sequences()->find(c.conversationId)) most = std::max(most, s->sharedBlocks);
+        if (const folio::SequenceStats* s = monitor_->sequences()->find(c.conversationId)) most = std::max(most, s->shared_blocks);
     }
     return most;
 }
 
-double CompareModel::prefixHitRate() const { return monitor_->prefixHitRate(); }
+double CompareModel::prefixHitRate() const { return monitor_->stats().kv.prefix_hit_rate(); }
 
 void CompareModel::refreshRow(int row) {
     emit dataChanged(index(row), index(row));

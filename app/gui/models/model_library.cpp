@@ -4,6 +4,8 @@
 #include <QFileInfo>
 #include <QUrl>
 
+#include "engine/model/model.h"
+
 namespace folio::app {
 
 ModelLibrary::ModelLibrary(const QString& settingsFile, QObject* parent)
@@ -57,7 +59,7 @@ QString ModelLibrary::localPath(const QUrl& url) const { return url.isLocalFile(
 
 QString ModelLibrary::displayName(const QString& spec) const {
     if (spec.startsWith(QLatin1String("dummy:"))) return spec;
-    return QFileInfo(spec).fileName();
+    return QString::fromStdString(model_display_name(spec.toStdString()));
 }
 
 }  // namespace folio::app

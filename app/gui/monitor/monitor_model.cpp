@@ -7,36 +7,29 @@ namespace folio::app {
 MonitorModel::MonitorModel(std::function<QString(qint64)> titleOf, QObject* parent)
     : QObject(parent), sequences_(std::move(titleOf)) {}
 
-void MonitorModel::apply(const StatsSnapshot& s) {
+void MonitorModel::apply(folio::EngineStats s) {
     requireOwnThread(this, "MonitorModel::apply");
     // The engine refreshes its snapshot after each step, so an idle engine keeps reporting the
     // rates and batch of its last step. No step since the previous snapshot means nothing ran.
-    const bool idle = updates_ > 0 && s.steps == s_.steps;
-    s_ = s;
-    if (idle) {
-        s_.prefillTokS = s_.decodeTokS = 0;
-        s_.batchSeqs = s_.batchTokens = 0;
+    if (updates_ > 0 && s.steps == stats().steps) {
+        s.prefill_tok_s = s.decode_tok_s = 0;
+        s.last_batch_seqs = s.last_batch_tokens = 0;
     }
     ++updates_;
-    decode_.append(s_.decodeTokS);
-    prefill_.append(s_.prefillTokS);
-    kv_.append(double(s_.blocksUsed));
-    batch_.append(s_.batchSeqs);
-    memory_.append(memoryUsedGiB());
-    sequences_.setSequences(s.sequences);
+    decode_.append(s.decode_tok_s);
+    prefill_.append(s.prefill_tok_s);
+    kv_.append(double(s.kv.blocks_used));
+    batch_.append(s.last_batch_seqs);
+    memory_.append(double(s.memory.device_used) / (1 << 30));
+    sequences_.setSequences(std::move(s.sequences));
+    s.sequences.clear();
+    view_ = EngineStatsView(std::make_shared<const folio::EngineStats>(std::move(s)));
     emit updated();
 }
 
 void MonitorModel::recordFinished(qint64 conversationId, const ReplyStats& st) {
     requireOwnThread(this, "MonitorModel::recordFinished");
-    SequenceSnapshot s;
-    s.tag = QStringLiteral("c%1").arg(conversationId);
-    s.state = QStringLiteral("finished");
-    s.promptTokens = st.promptTokens;
-    s.generatedTokens = st.generatedTokens;
-    s.prefillTokS = st.prefillTokS;
-    s.decodeTokS = st.decodeTokS;
-    sequences_.addFinished(s);
+    sequences_.addFinished(conversationId, st.timings);
 }
 
 QString MonitorModel::formatBytes(double bytes) {
@@ -47,7 +40,7 @@ QString MonitorModel::formatBytes(double bytes) {
 }
 
 void MonitorModel::reset() {
-    s_ = {};
+    view_ = EngineStatsView();
     updates_ = 0;
     for (TimeSeries* t : {&decode_, &prefill_, &kv_, &batch_, &memory_}) t->clear();
     sequences_.clear();

@@ -5,12 +5,25 @@
 #include "app/gui/chat/thread_guard.h"
 
 namespace folio::app {
+namespace {
+
+QString stateName(folio::SequenceStats::State s) {
+    switch (s) {
+    case folio::SequenceStats::State::Waiting: return QStringLiteral("waiting");
+    case folio::SequenceStats::State::Prefilling: return QStringLiteral("prefilling");
+    case folio::SequenceStats::State::Decoding: return QStringLiteral("decoding");
+    case folio::SequenceStats::State::Preempted: return QStringLiteral("preempted");
+    }
+    return QStringLiteral("waiting");
+}
+
+}  // namespace
 
 SequenceStatsModel::SequenceStatsModel(std::function<QString(qint64)> titleOf, QObject* parent)
     : QAbstractListModel(parent), titleOf_(std::move(titleOf)) {}
 
-qint64 SequenceStatsModel::conversationOfTag(const QString& tag) {
-    return tag.startsWith('c') ? tag.mid(1).toLongLong() : 0;
+qint64 SequenceStatsModel::conversationOfTag(const std::string& tag) {
+    return tag.size() > 1 && tag[0] == 'c' ? QByteArray::fromStdString(tag.substr(1)).toLongLong() : 0;
 }
 
 int SequenceStatsModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : int(rows_.size()); }
@@ -23,53 +36,63 @@ QHash<int, QByteArray> SequenceStatsModel::roleNames() const {
 
 QVariant SequenceStatsModel::data(const QModelIndex& index, int role) const {
     if (!index.isValid() || index.row() >= rows_.size()) return {};
-    const SequenceSnapshot& s = rows_[index.row()];
+    const Row& r = rows_[index.row()];
+    const folio::SequenceStats* s = r.finished ? nullptr : &r.live;
+    const Finished* f = &r.done;
+    const qint64 conversation = s ? conversationOfTag(s->tag) : f->conversationId;
+    const QString tag = s ? QString::fromStdString(s->tag) : QStringLiteral("c%1").arg(conversation);
     switch (role) {
-    case TagRole: return s.tag;
+    case TagRole: return tag;
     case TitleRole: {
-        const QString t = titleOf_ ? titleOf_(conversationOfTag(s.tag)) : QString();
-        return t.isEmpty() ? s.tag : t;
+        const QString t = titleOf_ ? titleOf_(conversation) : QString();
+        return t.isEmpty() ? tag : t;
     }
-    case StateRole: return s.state;
-    case PromptTokensRole: return s.promptTokens;
-    case GeneratedTokensRole: return s.generatedTokens;
-    case BlocksRole: return s.blocks;
-    case SharedBlocksRole: return s.sharedBlocks;
-    case PrefillRole: return s.prefillTokS;
-    case DecodeRole: return s.decodeTokS;
-    case ConversationIdRole: return conversationOfTag(s.tag);
+    case StateRole: return s ? stateName(s->state) : QStringLiteral("finished");
+    case PromptTokensRole: return s ? s->prompt_tokens : f->timings.prompt_tokens;
+    case GeneratedTokensRole: return s ? s->generated_tokens : f->timings.generated_tokens;
+    case BlocksRole: return s ? s->blocks : 0;
+    case SharedBlocksRole: return s ? s->shared_blocks : 0;
+    case PrefillRole: return s ? s->prefill_tok_s : f->timings.prefill_tok_s;
+    case DecodeRole: return s ? s->decode_tok_s : f->timings.decode_tok_s;
+    case ConversationIdRole: return conversation;
     default: return {};
     }
 }
 
-void SequenceStatsModel::setSequences(const QList<SequenceSnapshot>& seqs) {
+void SequenceStatsModel::setSequences(std::vector<folio::SequenceStats> live) {
     requireOwnThread(this, "SequenceStatsModel::setSequences");
-    live_ = seqs;
-    QList<SequenceSnapshot> rows = live_;
-    for (const SequenceSnapshot& f : std::as_const(finished_)) {
-        const bool running = std::any_of(live_.cbegin(), live_.cend(), [&](const SequenceSnapshot& s) { return s.tag == f.tag; });
-        if (!running) rows << f;
-    }
-    show(std::move(rows));
+    live_ = std::move(live);
+    show();
 }
 
-void SequenceStatsModel::addFinished(const SequenceSnapshot& s) {
+void SequenceStatsModel::addFinished(qint64 conversationId, const folio::RequestTimings& timings) {
     requireOwnThread(this, "SequenceStatsModel::addFinished");
-    finished_.erase(std::remove_if(finished_.begin(), finished_.end(), [&](const SequenceSnapshot& f) { return f.tag == s.tag; }),
+    finished_.erase(std::remove_if(finished_.begin(), finished_.end(),
+                                   [&](const Finished& f) { return f.conversationId == conversationId; }),
                     finished_.end());
-    finished_.prepend(s);
+    finished_.prepend(Finished{conversationId, timings});
     while (finished_.size() > kFinishedRows) finished_.removeLast();
     // The engine's next snapshot may still list the sequence; until then it shows as finished.
-    live_.erase(std::remove_if(live_.begin(), live_.end(), [&](const SequenceSnapshot& l) { return l.tag == s.tag; }), live_.end());
-    setSequences(live_);
+    live_.erase(std::remove_if(live_.begin(), live_.end(),
+                               [&](const folio::SequenceStats& l) { return conversationOfTag(l.tag) == conversationId; }),
+                live_.end());
+    show();
 }
 
 void SequenceStatsModel::clear() {
     finished_.clear();
-    setSequences({});
+    live_.clear();
+    show();
 }
 
-void SequenceStatsModel::show(QList<SequenceSnapshot> rows) {
+void SequenceStatsModel::show() {
+    QList<Row> rows;
+    for (const folio::SequenceStats& s : live_) rows << Row{false, s, {}};
+    for (const Finished& f : std::as_const(finished_)) {
+        const bool running = std::any_of(live_.cbegin(), live_.cend(),
+                                         [&](const folio::SequenceStats& s) { return conversationOfTag(s.tag) == f.conversationId; });
+        if (!running) rows << Row{true, {}, f};
+    }
     if (rows.size() == rows_.size()) {
         rows_ = std::move(rows);
         if (!rows_.isEmpty()) emit dataChanged(index(0), index(int(rows_.size()) - 1));
@@ -81,8 +104,8 @@ void SequenceStatsModel::show(QList<SequenceSnapshot> rows) {
     emit countChanged();
 }
 
-const SequenceSnapshot* SequenceStatsModel::find(qint64 conversationId) const {
-    for (const SequenceSnapshot& s : live_) {
+const folio::SequenceStats* SequenceStatsModel::find(qint64 conversationId) const {
+    for (const folio::SequenceStats& s : live_) {
         if (conversationOfTag(s.tag) == conversationId) return &s;
     }
     return nullptr;

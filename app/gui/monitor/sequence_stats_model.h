@@ -1,12 +1,14 @@
 #pragma once
-// Per-conversation breakdown of the engine: one row per sequence in the last stats snapshot, then
-// the conversations whose replies finished recently (newest first, at most kFinishedRows) with their
-// final figures, unless they are running again.
+// Per-conversation breakdown of the engine: one row per sequence in the last stats snapshot (the
+// engine's SequenceStats as they came), then the conversations whose replies finished recently
+// (newest first, at most kFinishedRows) with the RequestTimings they ended with, unless they are
+// running again.
 #include <QAbstractListModel>
 #include <functional>
+#include <vector>
 #include <QtQml/qqmlregistration.h>
 
-#include "app/gui/bridge/bridge_types.h"
+#include "engine/runtime/engine_stats.h"
 
 namespace folio::app {
 
@@ -24,23 +26,34 @@ public:
     QVariant data(const QModelIndex& index, int role) const override;
     QHash<int, QByteArray> roleNames() const override;
     static constexpr int kFinishedRows = 8;
-    void setSequences(const QList<SequenceSnapshot>& seqs);
-    void addFinished(const SequenceSnapshot& s);
+    void setSequences(std::vector<folio::SequenceStats> live);
+    void addFinished(qint64 conversationId, const folio::RequestTimings& timings);
     void clear();
-    // The snapshot row of a conversation, if it has a sequence in the engine.
-    const SequenceSnapshot* find(qint64 conversationId) const;
+    // The engine's sequence of a conversation, if it has one in the last snapshot.
+    const folio::SequenceStats* find(qint64 conversationId) const;
 
-    static qint64 conversationOfTag(const QString& tag);
+    static qint64 conversationOfTag(const std::string& tag);
 
 signals:
     void countChanged();
 
 private:
-    void show(QList<SequenceSnapshot> rows);
+    struct Finished {
+        qint64 conversationId = 0;
+        folio::RequestTimings timings;
+    };
+    // A row shows a live sequence or a finished reply.
+    struct Row {
+        bool finished = false;
+        folio::SequenceStats live;
+        Finished done;
+    };
+    void show();
 
     std::function<QString(qint64)> titleOf_;
-    QList<SequenceSnapshot> live_, finished_;
-    QList<SequenceSnapshot> rows_;  // live_, then finished_ rows whose tag is not live
+    std::vector<folio::SequenceStats> live_;
+    QList<Finished> finished_;
+    QList<Row> rows_;  // live_, then finished_ rows whose conversation is not live
 };
 
 }  // namespace folio::app

@@ -13,6 +13,12 @@
 #include "app/gui/chat/sampling_presets.h"
 #include "app/gui/chat/search_results_model.h"
 #include "app/gui/compare/compare_model.h"
+#include "app/gui/models/catalog_model.h"
+#include "app/gui/models/download_list_model.h"
+#include "app/gui/models/hub_account.h"
+#include "app/gui/models/hub_search_model.h"
+#include "app/gui/models/local_model_list.h"
+#include "app/gui/models/model_fitter.h"
 #include "app/gui/models/model_library.h"
 #include "app/gui/monitor/monitor_model.h"
 #include "app/gui/shell/log_model.h"
@@ -53,6 +59,18 @@ AppController::AppController(const AppOptions& options, LogModel* log, QObject* 
     monitor_ = std::make_unique<MonitorModel>([this](qint64 id) { return conversationList_->titleOf(id); });
     compare_ = std::make_unique<CompareModel>(store_.get(), hub_.get(), actions_.get(), monitor_.get());
     library_ = std::make_unique<ModelLibrary>(QDir(options_.dataDir).filePath("settings.ini"));
+    const QString settingsFile = QDir(options_.dataDir).filePath("settings.ini");
+    hubAccount_ = std::make_unique<HubAccount>(settingsFile, hub::process_environment());
+    fitter_ = std::make_unique<ModelFitter>();
+    localModels_ = std::make_unique<LocalModelListModel>(hubAccount_.get(), library_.get(), fitter_.get());
+    downloads_ = std::make_unique<DownloadListModel>(hubAccount_.get(), settingsFile);
+    catalog_ = std::make_unique<CatalogModel>(QStringLiteral(":/folio/catalog/recommended.json"), fitter_.get());
+    hubSearch_ = std::make_unique<HubSearchModel>(hubAccount_.get(), fitter_.get());
+    connect(downloads_.get(), &DownloadListModel::downloadFinished, localModels_.get(), &LocalModelListModel::refresh);
+    connect(library_.get(), &ModelLibrary::changed, fitter_.get(), [this] { fitter_->probe(library_->backend()); });
+    // What the loaded model holds is free for another one (loading it replaces this one).
+    connect(bridge_.get(), &EngineBridge::statsUpdated, fitter_.get(),
+            [this](const folio::EngineStats& s) { fitter_->setOursInUse(s.memory.weights + s.memory.kv_cache); });
 
     connect(bridge_.get(), &EngineBridge::statsUpdated, monitor_.get(), &MonitorModel::apply);
     connect(bridge_.get(), &EngineBridge::modelReady, this, [this](const ModelInfo& info) {
@@ -86,6 +104,8 @@ AppController::~AppController() {
 void AppController::start() {
     const QString backend = options_.backend.isEmpty() ? library_->backend() : options_.backend;
     if (!options_.backend.isEmpty()) library_->setBackend(options_.backend);
+    fitter_->probe(backend);
+    localModels_->refresh();
     const QString spec = options_.model.isEmpty() ? library_->lastModel() : options_.model;
     if (!spec.isEmpty()) bridge_->loadModel(spec, backend);
 }

@@ -16,6 +16,12 @@
 #include "app/gui/chat/sampling_presets.h"
 #include "app/gui/chat/search_results_model.h"
 #include "app/gui/compare/compare_model.h"
+#include "app/gui/models/catalog_model.h"
+#include "app/gui/models/download_list_model.h"
+#include "app/gui/models/hub_account.h"
+#include "app/gui/models/hub_search_model.h"
+#include "app/gui/models/local_model_list.h"
+#include "app/gui/models/model_fitter.h"
 #include "app/gui/models/model_library.h"
 #include "app/gui/monitor/monitor_model.h"
 #include "app/gui/shell/log_model.h"
@@ -41,6 +47,12 @@ class AppController : public QObject {
     Q_PROPERTY(folio::app::MonitorModel* monitor READ monitor CONSTANT)
     Q_PROPERTY(folio::app::CompareModel* compare READ compare CONSTANT)
     Q_PROPERTY(folio::app::ModelLibrary* library READ library CONSTANT)
+    Q_PROPERTY(folio::app::HubAccount* hubAccount READ hubAccount CONSTANT)
+    Q_PROPERTY(folio::app::ModelFitter* fitter READ fitter CONSTANT)
+    Q_PROPERTY(folio::app::LocalModelListModel* localModels READ localModels CONSTANT)
+    Q_PROPERTY(folio::app::DownloadListModel* downloads READ downloads CONSTANT)
+    Q_PROPERTY(folio::app::CatalogModel* catalog READ catalog CONSTANT)
+    Q_PROPERTY(folio::app::HubSearchModel* hubSearch READ hubSearch CONSTANT)
     Q_PROPERTY(folio::app::LogModel* log READ log CONSTANT)
     Q_PROPERTY(qint64 currentConversationId READ currentConversationId WRITE setCurrentConversationId NOTIFY currentConversationChanged)
     Q_PROPERTY(QString currentTitle READ currentTitle NOTIFY currentConversationChanged)
@@ -66,6 +78,12 @@ public:
     MonitorModel* monitor() const { return monitor_.get(); }
     CompareModel* compare() const { return compare_.get(); }
     ModelLibrary* library() const { return library_.get(); }
+    HubAccount* hubAccount() const { return hubAccount_.get(); }
+    ModelFitter* fitter() const { return fitter_.get(); }
+    LocalModelListModel* localModels() const { return localModels_.get(); }
+    DownloadListModel* downloads() const { return downloads_.get(); }
+    CatalogModel* catalog() const { return catalog_.get(); }
+    HubSearchModel* hubSearch() const { return hubSearch_.get(); }
     LogModel* log() const { return log_; }
     GenerationHub* hub() const { return hub_.get(); }
     ChatStore* store() const { return store_.get(); }
@@ -112,6 +130,13 @@ private:
     std::unique_ptr<MonitorModel> monitor_;
     std::unique_ptr<CompareModel> compare_;
     std::unique_ptr<ModelLibrary> library_;
+    // Getting models (Models › Download) and the local library with "will it fit".
+    std::unique_ptr<HubAccount> hubAccount_;
+    std::unique_ptr<ModelFitter> fitter_;
+    std::unique_ptr<LocalModelListModel> localModels_;
+    std::unique_ptr<DownloadListModel> downloads_;
+    std::unique_ptr<CatalogModel> catalog_;
+    std::unique_ptr<HubSearchModel> hubSearch_;
 };
 
 }  // namespace folio::app

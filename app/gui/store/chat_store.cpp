@@ -38,7 +38,8 @@ QSqlQuery run(const QSqlDatabase& db, const QString& sql, const QVariantList& va
 
 const char* kMessageColumns =
     "id, conversation_id, parent_id, role, content, model, sampling_json, prompt_tokens, cached_prompt_tokens,"
-    " generated_tokens, ttft_ms, prefill_tok_s, decode_tok_s, finish_reason, status, created_at, error, imported";
+    " generated_tokens, ttft_ms, prefill_tok_s, decode_tok_s, finish_reason, status, created_at, error, imported,"
+    " reasoning, reasoning_ms";
 
 MessageRecord readMessage(const QSqlQuery& q) {
     MessageRecord m;
@@ -49,17 +50,19 @@ MessageRecord readMessage(const QSqlQuery& q) {
     m.content = q.value(4).toString();
     m.model = q.value(5).toString();
     m.sampling = SamplingSettings::fromJson(fromJsonText(q.value(6).toString()));
-    m.stats.promptTokens = q.value(7).toInt();
-    m.stats.cachedPromptTokens = q.value(8).toInt();
-    m.stats.generatedTokens = q.value(9).toInt();
-    m.stats.ttftMs = q.value(10).toDouble();
-    m.stats.prefillTokS = q.value(11).toDouble();
-    m.stats.decodeTokS = q.value(12).toDouble();
+    m.stats.timings.prompt_tokens = q.value(7).toInt();
+    m.stats.timings.cached_prompt_tokens = q.value(8).toInt();
+    m.stats.timings.generated_tokens = q.value(9).toInt();
+    m.stats.timings.ttft_ms = q.value(10).toDouble();
+    m.stats.timings.prefill_tok_s = q.value(11).toDouble();
+    m.stats.timings.decode_tok_s = q.value(12).toDouble();
     m.stats.finishReason = q.value(13).toString();
     m.status = statusFromName(q.value(14).toString());
     m.createdAt = q.value(15).toLongLong();
     m.error = q.value(16).toString();
     m.imported = q.value(17).toBool();
+    m.reasoning = q.value(18).toString();
+    m.reasoningMs = q.value(19).toLongLong();
     return m;
 }
 
@@ -73,11 +76,12 @@ ConversationRecord readConversation(const QSqlQuery& q) {
     c.sampling = SamplingSettings::fromJson(fromJsonText(q.value(5).toString()));
     c.preset = q.value(6).toString();
     c.activeLeafId = q.value(7).toLongLong();
+    c.thinking = q.value(8).toBool();
     return c;
 }
 
 const char* kConversationColumns =
-    "id, title, created_at, updated_at, system_prompt, sampling_json, preset, active_leaf_id";
+    "id, title, created_at, updated_at, system_prompt, sampling_json, preset, active_leaf_id, thinking";
 
 QVariant nullableId(qint64 id) { return id > 0 ? QVariant(id) : QVariant(QMetaType(QMetaType::LongLong)); }
 
@@ -145,6 +149,10 @@ void ChatStore::updateSettings(qint64 id, const QString& systemPrompt, const Sam
         {systemPrompt, toJsonText(sampling.toJson()), preset, id});
 }
 
+void ChatStore::setThinking(qint64 id, bool on) {
+    run(db_, "UPDATE conversations SET thinking = ? WHERE id = ?", {int(on), id});
+}
+
 void ChatStore::deleteConversation(qint64 id) {
     run(db_, "DELETE FROM conversations WHERE id = ?", {id});
 }
@@ -158,11 +166,12 @@ qint64 ChatStore::addMessage(MessageRecord& m) {
     QSqlQuery q = run(db_,
         "INSERT INTO messages (conversation_id, parent_id, role, content, model, sampling_json, prompt_tokens,"
         " cached_prompt_tokens, generated_tokens, ttft_ms, prefill_tok_s, decode_tok_s, finish_reason, status,"
-        " created_at, error, imported) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " created_at, error, imported, reasoning, reasoning_ms)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         {m.conversationId, nullableId(m.parentId), m.role, m.content, m.model, toJsonText(m.sampling.toJson()),
-         m.stats.promptTokens, m.stats.cachedPromptTokens, m.stats.generatedTokens, m.stats.ttftMs,
-         m.stats.prefillTokS, m.stats.decodeTokS, m.stats.finishReason, statusName(m.status), m.createdAt,
-         m.error, int(m.imported)});
+         m.stats.timings.prompt_tokens, m.stats.timings.cached_prompt_tokens, m.stats.timings.generated_tokens,
+         m.stats.timings.ttft_ms, m.stats.timings.prefill_tok_s, m.stats.timings.decode_tok_s, m.stats.finishReason,
+         statusName(m.status), m.createdAt, m.error, int(m.imported), m.reasoning, m.reasoningMs});
     m.id = q.lastInsertId().toLongLong();
     run(db_, "UPDATE conversations SET active_leaf_id = ?, updated_at = ? WHERE id = ?", {m.id, m.createdAt, m.conversationId});
     return m.id;
@@ -173,8 +182,9 @@ MessageRecord ChatStore::message(qint64 id) const {
     return q.next() ? readMessage(q) : MessageRecord{};
 }
 
-void ChatStore::updateContent(qint64 messageId, const QString& content) {
-    run(db_, "UPDATE messages SET content = ? WHERE id = ?", {content, messageId});
+void ChatStore::updateContent(qint64 messageId, const QString& content, const QString& reasoning, qint64 reasoningMs) {
+    run(db_, "UPDATE messages SET content = ?, reasoning = ?, reasoning_ms = ? WHERE id = ?",
+        {content, reasoning, reasoningMs, messageId});
 }
 
 void ChatStore::finishReply(qint64 messageId, const QString& content, const ReplyStats& s, MessageStatus status,
@@ -182,8 +192,8 @@ void ChatStore::finishReply(qint64 messageId, const QString& content, const Repl
     run(db_,
         "UPDATE messages SET content = ?, prompt_tokens = ?, cached_prompt_tokens = ?, generated_tokens = ?,"
         " ttft_ms = ?, prefill_tok_s = ?, decode_tok_s = ?, finish_reason = ?, status = ?, error = ? WHERE id = ?",
-        {content, s.promptTokens, s.cachedPromptTokens, s.generatedTokens, s.ttftMs, s.prefillTokS, s.decodeTokS,
-         s.finishReason, statusName(status), error, messageId});
+        {content, s.timings.prompt_tokens, s.timings.cached_prompt_tokens, s.timings.generated_tokens, s.timings.ttft_ms,
+         s.timings.prefill_tok_s, s.timings.decode_tok_s, s.finishReason, statusName(status), error, messageId});
 }
 
 QList<MessageRecord> ChatStore::activePath(qint64 conversationId) const {

@@ -32,14 +32,17 @@ public:
     void renameConversation(qint64 id, const QString& title);
     void updateSettings(qint64 id, const QString& systemPrompt, const SamplingSettings& sampling,
                         const QString& preset);
+    // The chat's thinking switch (passed to the template as enable_thinking).
+    void setThinking(qint64 id, bool on);
     void deleteConversation(qint64 id);  // with all its messages
     void setActiveLeaf(qint64 conversationId, qint64 leafId);
 
     // Messages. addMessage fills id and createdAt and makes the message the active leaf.
     qint64 addMessage(MessageRecord& m);
     MessageRecord message(qint64 id) const;  // id 0 when absent
-    // Saves the text of a streaming reply (cheap: one UPDATE).
-    void updateContent(qint64 messageId, const QString& content);
+    // Saves the text of a streaming reply (cheap: one UPDATE): its answer, and a thinking model's
+    // reasoning and how long it thought.
+    void updateContent(qint64 messageId, const QString& content, const QString& reasoning = {}, qint64 reasoningMs = 0);
     // `error`: why it failed (status Error); cleared otherwise, e.g. when a failed reply is continued.
     void finishReply(qint64 messageId, const QString& content, const ReplyStats& stats, MessageStatus status,
                      const QString& error = {});

@@ -71,6 +71,13 @@ const QStringList& step(int version) {
         "ALTER TABLE messages ADD COLUMN error TEXT NOT NULL DEFAULT ''",
         "ALTER TABLE messages ADD COLUMN imported INTEGER NOT NULL DEFAULT 0",
     };
+    // Thinking models: a reply's reasoning (its <think> block) apart from its answer, how long the
+    // model thought, and each chat's thinking switch (on, as the templates default to).
+    static const QStringList v6 = {
+        "ALTER TABLE messages ADD COLUMN reasoning TEXT NOT NULL DEFAULT ''",
+        "ALTER TABLE messages ADD COLUMN reasoning_ms INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE conversations ADD COLUMN thinking INTEGER NOT NULL DEFAULT 1",
+    };
     static const QStringList none;
     switch (version) {
     case 1: return v1;
@@ -78,6 +85,7 @@ const QStringList& step(int version) {
     case 3: return v3;
     case 4: return v4;
     case 5: return v5;
+    case 6: return v6;
     default: return none;
     }
 }

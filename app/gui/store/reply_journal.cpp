@@ -16,7 +16,7 @@ qint64 ReplyJournal::begin(MessageRecord reply) {
     reply.role = QStringLiteral("assistant");
     reply.status = MessageStatus::Streaming;
     const qint64 id = store_->addMessage(reply);
-    open_.insert(id, Open{reply.content, false});
+    open_.insert(id, Open{joinReasoning(reply.reasoning, !reply.reasoning.isEmpty(), reply.content), false, reply.reasoningMs});
     if (!timer_.isActive()) timer_.start();
     return id;
 }
@@ -27,7 +27,8 @@ qint64 ReplyJournal::reopen(qint64 existingId) {
     ReplyStats stats = m.stats;
     stats.finishReason.clear();
     store_->finishReply(existingId, m.content, stats, MessageStatus::Streaming);
-    open_.insert(existingId, Open{m.content, false});
+    // Its reasoning, if any, is closed: the continuation is more answer.
+    open_.insert(existingId, Open{joinReasoning(m.reasoning, !m.reasoning.isEmpty(), m.content), false, m.reasoningMs});
     if (!timer_.isActive()) timer_.start();
     return existingId;
 }
@@ -35,16 +36,36 @@ qint64 ReplyJournal::reopen(qint64 existingId) {
 void ReplyJournal::append(qint64 messageId, const QString& delta) {
     auto it = open_.find(messageId);
     if (it == open_.end() || delta.isEmpty()) return;
-    it->text += delta;
+    it->raw += delta;
     it->dirty = true;
 }
 
-QString ReplyJournal::text(qint64 messageId) const { return open_.value(messageId).text; }
+ReasoningSplit ReplyJournal::split(qint64 messageId) const {
+    const auto it = open_.constFind(messageId);
+    return it == open_.constEnd() ? ReasoningSplit{} : splitReasoning(it->raw);
+}
+
+void ReplyJournal::setReasoningMs(qint64 messageId, qint64 ms) {
+    auto it = open_.find(messageId);
+    if (it == open_.end()) return;
+    it->reasoningMs = ms;
+    it->dirty = true;
+}
 
 void ReplyJournal::finish(qint64 messageId, const ReplyStats& stats, MessageStatus status, const QString& error) {
     auto it = open_.find(messageId);
     if (it == open_.end()) return;
-    store_->finishReply(messageId, it->text, stats, status, error);
+    const ReasoningSplit s = splitReasoning(it->raw, /*complete=*/true);
+    QSqlDatabase& db = store_->database();
+    const bool tx = db.transaction();  // the text and the status land together
+    try {
+        store_->updateContent(messageId, s.answer, s.reasoning, it->reasoningMs);
+        store_->finishReply(messageId, s.answer, stats, status, error);
+    } catch (...) {
+        if (tx) db.rollback();
+        throw;
+    }
+    if (tx) db.commit();
     open_.erase(it);
     if (open_.isEmpty()) timer_.stop();
 }
@@ -55,7 +76,8 @@ void ReplyJournal::flush() {
     const bool tx = db.transaction();
     for (auto it = open_.begin(); it != open_.end(); ++it) {
         if (!it->dirty) continue;
-        store_->updateContent(it.key(), it->text);
+        const ReasoningSplit s = splitReasoning(it->raw);
+        store_->updateContent(it.key(), s.answer, s.reasoning, it->reasoningMs);
         it->dirty = false;
         ++n;
     }

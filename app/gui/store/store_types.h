@@ -4,6 +4,8 @@
 #include <QString>
 #include <QtGlobal>
 
+#include "engine/runtime/core_request.h"
+
 namespace folio::app {
 
 // Per-conversation (and per-reply, as used) sampling settings. seed < 0: a new random seed per reply.
@@ -34,18 +36,15 @@ struct ConversationRecord {
     SamplingSettings sampling;
     QString preset;
     qint64 activeLeafId = 0;  // 0: no message yet
+    bool thinking = true;  // the chat's thinking switch: passed to the template as enable_thinking
 };
 
-// What the engine reported for a finished (or interrupted) reply. The store's own record (the
-// messages table's columns, also read from imports), not the engine's RequestTimings: folio_store
-// builds without the engine, and keeps the finish reason as the name it stores.
+// What the engine reported for a finished (or interrupted) reply: its RequestTimings as they came,
+// and the finish reason by the name the store keeps. The messages table holds the prompt, cached and
+// generated tokens, time to first token and the prefill and decode rates; queue time and
+// preemptions are not stored (they read back as 0).
 struct ReplyStats {
-    int promptTokens = 0;
-    int cachedPromptTokens = 0;
-    int generatedTokens = 0;
-    double ttftMs = 0;
-    double prefillTokS = 0;
-    double decodeTokS = 0;
+    folio::RequestTimings timings;
     QString finishReason;  // engine names: "stop", "length", "cancelled", ... ; empty while streaming
 };
 
@@ -54,7 +53,9 @@ struct MessageRecord {
     qint64 conversationId = 0;
     qint64 parentId = 0;  // 0: first message of a branch root
     QString role{};       // "user" or "assistant"
-    QString content{};
+    QString content{};    // assistant: the answer, without the reasoning before it
+    QString reasoning{};  // assistant: a thinking model's reasoning (its <think> block), kept apart
+    qint64 reasoningMs = 0;  // how long it thought: first reasoning token to </think>
     QString model{};      // assistant: the model that wrote it
     SamplingSettings sampling{};
     ReplyStats stats{};

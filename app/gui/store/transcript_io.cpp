@@ -6,6 +6,7 @@
 #include <QJsonObject>
 #include <QStringList>
 
+#include "app/gui/chat/reasoning_split.h"
 #include "app/gui/store/chat_store.h"
 #include "app/gui/store/store_error.h"
 
@@ -37,7 +38,13 @@ QString exportMarkdown(const ChatStore& store, qint64 conversationId) {
         md += QStringLiteral("> **System prompt:** %1\n\n").arg(quoted);
     }
     for (const MessageRecord& m : store.activePath(conversationId)) {
-        md += roleHeading(m) + "\n\n" + m.content.trimmed() + "\n\n";
+        md += roleHeading(m) + "\n\n";
+        if (!m.reasoning.isEmpty()) {
+            // As GitHub renders it: folded, like the app's "Thought for N s" part.
+            md += QStringLiteral("<details><summary>%1</summary>\n\n%2\n\n</details>\n\n")
+                      .arg(thoughtFor(m.reasoningMs), m.reasoning.trimmed());
+        }
+        md += m.content.trimmed() + "\n\n";
         if (m.status == MessageStatus::Interrupted) md += QStringLiteral("*(reply interrupted)*\n\n");
         if (m.status == MessageStatus::Error) {
             md += m.error.isEmpty() ? QStringLiteral("*(reply failed)*\n\n")
@@ -61,12 +68,16 @@ QByteArray exportJson(const ChatStore& store, qint64 conversationId) {
             o["model"] = m.model;
             o["sampling"] = m.sampling.toJson();
             o["finish_reason"] = m.stats.finishReason;
-            o["prompt_tokens"] = m.stats.promptTokens;
-            o["cached_prompt_tokens"] = m.stats.cachedPromptTokens;
-            o["generated_tokens"] = m.stats.generatedTokens;
-            o["ttft_ms"] = m.stats.ttftMs;
-            o["prefill_tok_s"] = m.stats.prefillTokS;
-            o["decode_tok_s"] = m.stats.decodeTokS;
+            o["prompt_tokens"] = m.stats.timings.prompt_tokens;
+            o["cached_prompt_tokens"] = m.stats.timings.cached_prompt_tokens;
+            o["generated_tokens"] = m.stats.timings.generated_tokens;
+            o["ttft_ms"] = m.stats.timings.ttft_ms;
+            o["prefill_tok_s"] = m.stats.timings.prefill_tok_s;
+            o["decode_tok_s"] = m.stats.timings.decode_tok_s;
+            if (!m.reasoning.isEmpty()) {
+                o["reasoning"] = m.reasoning;
+                o["reasoning_ms"] = m.reasoningMs;
+            }
         }
         messages.append(o);
     }
@@ -131,12 +142,14 @@ qint64 importJson(ChatStore& store, const QByteArray& json) {
             m.model = o.value("model").toString();
             m.sampling = SamplingSettings::fromJson(o.value("sampling").toObject());
             m.stats.finishReason = o.value("finish_reason").toString();
-            m.stats.promptTokens = o.value("prompt_tokens").toInt();
-            m.stats.cachedPromptTokens = o.value("cached_prompt_tokens").toInt();
-            m.stats.generatedTokens = o.value("generated_tokens").toInt();
-            m.stats.ttftMs = o.value("ttft_ms").toDouble();
-            m.stats.prefillTokS = o.value("prefill_tok_s").toDouble();
-            m.stats.decodeTokS = o.value("decode_tok_s").toDouble();
+            m.stats.timings.prompt_tokens = o.value("prompt_tokens").toInt();
+            m.stats.timings.cached_prompt_tokens = o.value("cached_prompt_tokens").toInt();
+            m.stats.timings.generated_tokens = o.value("generated_tokens").toInt();
+            m.stats.timings.ttft_ms = o.value("ttft_ms").toDouble();
+            m.stats.timings.prefill_tok_s = o.value("prefill_tok_s").toDouble();
+            m.stats.timings.decode_tok_s = o.value("decode_tok_s").toDouble();
+            m.reasoning = o.value("reasoning").toString();
+            m.reasoningMs = o.value("reasoning_ms").toInteger(0);
             m.status = statusFromName(o.value("status").toString());
             m.createdAt = o.value("created_at").toInteger(0);
             m.error = o.value("error").toString();

@@ -8,6 +8,7 @@
 
 #include "engine/chat/builtin_templates.h"
 #include "engine/chat/chat_prompt.h"
+#include "engine/core/error.h"
 #include "engine/tokenizer/tokenizer.h"
 #include "tests/support/fixtures.h"
 
@@ -204,6 +205,41 @@ TEST(RenderChatPrompt, TheTokenizersVocabularyInformsTheChoice) {
     tc.eos_token = "</s>";
     EXPECT_EQ(render_chat_prompt(config, tc, nullptr, {{"user", "U"}}).template_name, "mistral");
     EXPECT_EQ(render_chat_prompt(config, tc, &vocab, {{"user", "U"}}).template_name, "chatml");
+}
+
+// A message's reasoning reaches the template only when it has some (a template may test `is defined`).
+TEST(RenderChatPrompt, MessagesCarryTheirReasoningWhenTheyHaveSome) {
+    const json list = chat_messages_json({{"user", "Hi"}, {"assistant", "Hello", "They greeted me."}, {"assistant", "Bye", ""}});
+    EXPECT_EQ(list.dump(), R"([{"role":"user","content":"Hi"},{"role":"assistant","content":"Hello","reasoning_content":)"
+                           R"("They greeted me."},{"role":"assistant","content":"Bye"}])");
+}
+
+// Extra template variables: rendered as the vectors say (chat-templates/qwen3.json renders them with
+// Jinja2), and the renderer's own variables cannot be overridden.
+TEST(RenderChatPrompt, TemplateKwargsAsJinja2RendersThem) {
+    const json file = vectors("qwen3.json");
+    ChatPromptSource source;
+    source.chat_template = file.at("chat_template").get<std::string>();
+    source.eos_token = file.at("eos_token").get<std::string>();
+    int checked = 0;
+    for (const auto& c : file.at("cases")) {
+        if (!c.contains("kwargs")) continue;
+        SCOPED_TRACE(c.at("name").get<std::string>());
+        const ChatPrompt p = render_chat_prompt(source, c.at("messages"), c.at("add_generation_prompt").get<bool>(),
+                                                ChatTemplateOptions{}, c.at("kwargs"));
+        EXPECT_EQ(p.text, c.at("expected").get<std::string>());
+        ++checked;
+    }
+    EXPECT_EQ(checked, 6);
+    for (const char* own : {"messages", "add_generation_prompt", "tools", "bos_token", "eos_token"}) {
+        try {
+            render_chat_prompt(source, json::array(), true, ChatTemplateOptions{}, json{{own, nullptr}});
+            ADD_FAILURE() << own << " was accepted";
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find(std::string("'") + own + "'"), std::string::npos) << e.what();
+        }
+    }
+    EXPECT_THROW(render_chat_prompt(source, json::array(), true, ChatTemplateOptions{}, json("enable_thinking")), Error);
 }
 
 TEST(ChatPromptSource, FromAFolder) {

@@ -15,13 +15,16 @@ namespace {
 using json = nlohmann::ordered_json;
 
 const char* kFiles[] = {"llama2-chat.json", "mistral-7b-instruct-v0.1.json", "tinyllama-chat.json",
-                        "qwen2.5-instruct.json", "llama3-instruct.json"};
+                        "qwen2.5-instruct.json", "llama3-instruct.json", "llama3.2-instruct.json",
+                        "mistral-nemo-instruct-2407.json", "deepseek-r1-distill.json", "command-r.json",
+                        "command-r-tool-use.json", "qwen3.json"};
 
 json load(const std::string& name) {
     return json::parse(test::read_file(test::fixture_path("chat-templates/" + name)));
 }
 
-// The variables transformers passes (README of the vectors): a null token is not passed at all.
+// The variables transformers passes (README of the vectors): a null token is not passed at all; a
+// case's kwargs (enable_thinking, tools) come last.
 json context_for(const json& file, const json& c) {
     json ctx = json::object();
     ctx["messages"] = c.at("messages");
@@ -29,6 +32,8 @@ json context_for(const json& file, const json& c) {
     ctx["tools"] = nullptr;
     if (!file.at("bos_token").is_null()) ctx["bos_token"] = file.at("bos_token");
     if (!file.at("eos_token").is_null()) ctx["eos_token"] = file.at("eos_token");
+    if (c.contains("kwargs"))
+        for (const auto& [k, v] : c.at("kwargs").items()) ctx[k] = v;
     return ctx;
 }
 
@@ -60,10 +65,12 @@ TEST_P(SharedVectors, EveryCaseByteForByte) {
 
 INSTANTIATE_TEST_SUITE_P(ChatTemplates, SharedVectors, ::testing::ValuesIn(kFiles));
 
-TEST(SharedVectors, FilesHoldSeventyCasesInAll) {
+// Every file's cases, none lost: 14 standard cases per template (tool use: 6 cases with tools), plus
+// the reasoning (6) and thinking-switch (6) cases of DeepSeek-R1 and Qwen3.
+TEST(SharedVectors, FilesHoldEveryCase) {
     size_t total = 0;
     for (const char* f : kFiles) total += load(f).at("cases").size();
-    EXPECT_EQ(total, 70u);
+    EXPECT_EQ(total, 10 * 14u + 6u + 2 * 6u + 6u);
 }
 
 }  // namespace

@@ -67,6 +67,12 @@ void check_fixture(const std::string& name, int prefill_chunk) {
 TEST(GreedyParity, Stories260K) { check_fixture("stories260K", 1 << 20); }
 TEST(GreedyParity, Stories260KChunkedPrefill) { check_fixture("stories260K", 2); }
 TEST(GreedyParity, TinyAwq) { check_fixture("tiny-awq", 1 << 20); }
+// The current families (issue 14), each against its own float64 reference: Llama-3.1 (llama3 rope
+// scaling, tied embeddings), Qwen2 (q/k/v biases), Qwen3 (q/k head norms, head_dim 16 != 32 / 4).
+TEST(GreedyParity, TinyLlama3) { check_fixture("tiny-llama3", 1 << 20); }
+TEST(GreedyParity, TinyQwen2) { check_fixture("tiny-qwen2", 1 << 20); }
+TEST(GreedyParity, TinyQwen3) { check_fixture("tiny-qwen3", 1 << 20); }
+TEST(GreedyParity, TinyQwen3ChunkedPrefill) { check_fixture("tiny-qwen3", 3); }
 
 }  // namespace
 }  // namespace folio

@@ -1,7 +1,8 @@
-// EngineCore on a fake backend whose output depends on every KV slot it reads back through the block
-// tables: request handling, finish reasons, rejections, cancellation, failures, static batching,
-// prefix sharing, fork, preemption and the stats, all checked against what each request produces alone.
-#include "engine/runtime/engine_core.h"
+// The engine (the core driven through the front door, single-threaded: SyncEngine) on a fake backend
+// whose output depends on every KV slot it reads back through the block tables: request handling,
+// finish reasons, rejections, cancellation, failures, static batching, prefix sharing, fork,
+// preemption and the stats, all checked against what each request produces alone.
+#include "engine/frontdoor/sync_engine.h"
 
 #include <gtest/gtest.h>
 
@@ -57,7 +58,7 @@ struct Driver {
         if (o.num_kv_blocks == 0) o.num_kv_blocks = 128;
         auto b = std::make_unique<FakeBackend>(300, std::move(next));
         fake = b.get();
-        core = std::make_unique<EngineCore>(test::fake_model(context), std::move(b), o);
+        core = std::make_unique<SyncEngine>(test::fake_model(context), std::move(b), o);
     }
     void absorb(std::vector<Event> events) {
         for (auto& e : events) {
@@ -80,7 +81,7 @@ struct Driver {
         return n;
     }
     FakeBackend* fake = nullptr;
-    std::unique_ptr<EngineCore> core;
+    std::unique_ptr<SyncEngine> core;
     std::map<RequestId, Outcome> out;
 };
 
@@ -104,7 +105,7 @@ TEST(EngineCore, GeneratesTokensTextAndTimingsThenFinishesWithLength) {
     EXPECT_GT(o.end.timings.prefill_tok_s, 0);
     EXPECT_GT(o.end.timings.decode_tok_s, 0);
     const EngineStats s = d.core->stats();
-    EXPECT_EQ(s.blocks_used, 0);
+    EXPECT_EQ(s.kv.blocks_used, 0);
     EXPECT_EQ(s.total_generated_tokens, 6);
     EXPECT_EQ(s.total_prompt_tokens, 20);
     EXPECT_EQ(s.steps, 6);  // one prefill step, then one per decode
@@ -243,7 +244,7 @@ TEST(EngineCore, CancellationInEveryStateFreesEverythingAtOnce) {
     EXPECT_EQ(s.sequences[2].state, SequenceStats::State::Waiting);
     for (RequestId id : {prefilling, queued, decoding}) d.core->cancel(id);
     s = d.core->stats();
-    EXPECT_EQ(s.blocks_used, 0);
+    EXPECT_EQ(s.kv.blocks_used, 0);
     EXPECT_EQ(s.running + s.waiting, 0);
     d.core->cancel(12345);  // unknown: ignored
     d.step();
@@ -272,7 +273,7 @@ TEST(EngineCore, ABackendFailureEndsTheStepsRequestsAndTheEngineGoesOn) {
         EXPECT_NE(d.out[id].end.message.find("injected device failure"), std::string::npos) << d.out[id].end.message;
         EXPECT_NE(d.out[id].end.message.find("fake backend failed"), std::string::npos) << d.out[id].end.message;
     }
-    EXPECT_EQ(d.core->stats().blocks_used, 0);
+    EXPECT_EQ(d.core->stats().kv.blocks_used, 0);
     d.drain();
     EXPECT_EQ(d.out[c].end.reason, FinishReason::Length);
     EXPECT_EQ(d.out[c].ids, alone(ids(9, 5), 10));
@@ -345,8 +346,8 @@ TEST(EngineCore, IdenticalPromptPrefixesShareBlocksAndGiveIdenticalOutputs) {
     EXPECT_EQ(s.sequences[1].shared_blocks, 6);
     EXPECT_EQ(s.sequences[2].shared_blocks, 4);
     // a: 7 blocks; b: 1 of its own; c: 7 - 4 = 3 of its own.
-    EXPECT_EQ(s.blocks_used, 7 + 1 + 3);
-    EXPECT_EQ(s.prefix_hit_tokens, 96 + 64);
+    EXPECT_EQ(s.kv.blocks_used, 7 + 1 + 3);
+    EXPECT_EQ(s.kv.prefix_hit_tokens, 96 + 64);
     d.drain();
     EXPECT_EQ(d.out[b].end.timings.cached_prompt_tokens, 96);
     EXPECT_EQ(d.out[c].end.timings.cached_prompt_tokens, 64);
@@ -361,8 +362,8 @@ TEST(EngineCore, IdenticalPromptPrefixesShareBlocksAndGiveIdenticalOutputs) {
     n.step();
     n.core->add(req(prompt, 20));
     n.step();
-    EXPECT_EQ(n.core->stats().blocks_used, 14);
-    EXPECT_EQ(n.core->stats().prefix_hit_tokens, 0);
+    EXPECT_EQ(n.core->stats().kv.blocks_used, 14);
+    EXPECT_EQ(n.core->stats().kv.prefix_hit_tokens, 0);
 }
 
 TEST(EngineCore, AForkSharesKvAndCopiesOnWriteWhenItDiverges) {
@@ -375,12 +376,12 @@ TEST(EngineCore, AForkSharesKvAndCopiesOnWriteWhenItDiverges) {
     for (int i = 0; i < 4; ++i) d.step();  // prompt + 3 decodes: 24 tokens in KV, the 25th sampled
     const std::vector<int32_t> inherited = d.out[p].ids;
     ASSERT_EQ(inherited.size(), 4u);
-    const int used_before = int(d.core->stats().blocks_used);
+    const int used_before = int(d.core->stats().kv.blocks_used);
     SamplingParams greedy;
     greedy.temperature = 0;
     const auto child = d.core->fork(p, greedy);
     ASSERT_TRUE(child);
-    EXPECT_EQ(d.core->stats().blocks_used, used_before);  // shared, nothing copied yet
+    EXPECT_EQ(d.core->stats().kv.blocks_used, used_before);  // shared, nothing copied yet
     d.drain();
     EXPECT_EQ(d.fake->copies, 1);  // the shared partial block, once
     // The child continues greedily from prompt + the parent's first four tokens.
@@ -410,7 +411,7 @@ TEST(EngineCore, APoolTooSmallForAllRequestsStillCompletesEachExactly) {
     int64_t peak = 0;
     while (d.core->has_unfinished()) {
         d.step();
-        peak = std::max(peak, d.core->stats().blocks_used);
+        peak = std::max(peak, d.core->stats().kv.blocks_used);
     }
     EXPECT_GT(d.core->stats().preemptions, 0);
     EXPECT_LE(peak, 12);
@@ -434,7 +435,7 @@ TEST(EngineCore, ASequenceOutgrowingTheWholePoolEndsWithContextFullAndAMessage) 
     EXPECT_EQ(d.out[id].ids.size(), 15u);  // the 64th token is sampled, then nothing fits
     EXPECT_NE(d.out[id].end.message.find("KV pool (4 blocks"), std::string::npos) << d.out[id].end.message;
     EXPECT_EQ(d.out[id].end.prompt_ids.size(), 50u);
-    EXPECT_EQ(d.core->stats().blocks_used, 0);
+    EXPECT_EQ(d.core->stats().kv.blocks_used, 0);
 }
 
 // Internal fragmentation on a chat-like mix. Lengths follow the ShareGPT statistics vLLM's paper
@@ -461,8 +462,8 @@ TEST(EngineCore, FragmentationStaysBelowFourPercentOnAChatLengthMix) {
         d.step();
         const EngineStats s = d.core->stats();
         if (s.running < 16) continue;
-        sum += s.fragmentation;
-        worst = std::max(worst, s.fragmentation);
+        sum += s.kv.fragmentation();
+        worst = std::max(worst, s.kv.fragmentation());
         ++samples;
     }
     ASSERT_GT(samples, 100);

@@ -11,7 +11,7 @@
 
 #include "engine/cpu/cpu_backend.h"
 #include "engine/model/model.h"
-#include "engine/runtime/engine_core.h"
+#include "engine/frontdoor/sync_engine.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/request_outcomes.h"
 
@@ -25,12 +25,12 @@ std::shared_ptr<const Model> load(const std::string& fixture) {
     return m;
 }
 
-std::unique_ptr<EngineCore> make_core(const std::shared_ptr<const Model>& model, EngineOptions o) {
+std::unique_ptr<SyncEngine> make_core(const std::shared_ptr<const Model>& model, EngineOptions o) {
     if (o.num_kv_blocks == 0) o.num_kv_blocks = 512;
     BackendOptions b;
     b.num_threads = 1;  // the results do not depend on it; one thread avoids wake-ups on a busy CI machine
     b.cpu_activations = CpuActivations::Exact;  // compared with the fixtures' expected ids
-    return std::make_unique<EngineCore>(model, make_cpu_backend(*model, b), o);
+    return std::make_unique<SyncEngine>(model, make_cpu_backend(*model, b), o);
 }
 
 using Result = test::RequestOutcome;
@@ -90,7 +90,7 @@ void check_batch_invariance(const std::string& fixture) {
         widest = std::max(widest, core->stats().last_batch_seqs);
     }
     EXPECT_GE(widest, 8) << "the requests did not actually share steps";
-    EXPECT_GT(core->stats().prefix_hit_tokens, 0);
+    EXPECT_GT(core->stats().kv.prefix_hit_tokens, 0);
     for (size_t i = 0; i < reqs.size(); ++i) {
         EXPECT_EQ(out[ids[i]].ids, alone[i].ids) << fixture << " request " << i;
         EXPECT_EQ(out[ids[i]].text, alone[i].text) << fixture << " request " << i;
@@ -116,6 +116,28 @@ TEST(EngineModel, RawTextPromptMatchesTheReferenceGreedyOutput) {
             EXPECT_EQ(got.text, c["text"].get<std::string>()) << fixture;
         }
     }
+}
+
+// Llama-3.x lists several end ids (config.json [128001, 128008, 128009], generation_config.json may add
+// more): generation stops on whichever comes first, from either file, and the token is the last one.
+TEST(EngineModel, GenerationStopsOnEveryIdOfTheEosLists) {
+    const auto expected = nlohmann::json::parse(test::read_file(test::fixture_path("models/tiny-llama3/expected_greedy.json")));
+    const auto& c = expected["cases"][0];
+    const auto ids = c["ids"].get<std::vector<int32_t>>();  // 111259 x3, then 30341 ..., 23508 at index 12
+    ASSERT_EQ(ids[3], 30341);
+    ASSERT_EQ(ids[12], 23508);
+    const auto stop_at = [&](std::vector<int> config_eos, std::vector<int> generation_eos) {
+        std::shared_ptr<Model> m = load_model(test::fixture_path("models/tiny-llama3"));
+        m->config.eos_token_ids = std::move(config_eos);
+        m->generation.eos_token_ids = std::move(generation_eos);
+        return run_alone(m, greedy(c["prompt_ids"].get<std::vector<int32_t>>(), 24));
+    };
+    const Result a = stop_at({128001, 30341, 128009}, {});
+    EXPECT_EQ(a.ids, std::vector<int32_t>(ids.begin(), ids.begin() + 4));
+    EXPECT_EQ(a.end.reason, FinishReason::Eos);
+    const Result b = stop_at({128001, 128008, 128009}, {128009, 23508});
+    EXPECT_EQ(b.ids, std::vector<int32_t>(ids.begin(), ids.begin() + 13));
+    EXPECT_EQ(b.end.reason, FinishReason::Eos);
 }
 
 // Chat messages go through the model's chat template (stories260K has none: the built-in Llama-2
@@ -151,9 +173,9 @@ TEST(EngineModel, SharedPromptPrefixesAreHeldOnceAndChangeNothing) {
     for (int i = 0; i < 3; ++i) ids.push_back(core->add(greedy(prompt, 20)));
     absorb(core->step(), out);
     const EngineStats s = core->stats();
-    EXPECT_EQ(s.blocks_used, 5 + 3);  // 4 shared full blocks + one partial block each
+    EXPECT_EQ(s.kv.blocks_used, 5 + 3);  // 4 shared full blocks + one partial block each
     for (const auto& q : s.sequences) EXPECT_EQ(q.shared_blocks, 4);
-    EXPECT_EQ(s.prefix_hit_tokens, 3 * 64);
+    EXPECT_EQ(s.kv.prefix_hit_tokens, 3 * 64);
     auto rest = drain(*core);
     for (auto& [id, r] : rest) {
         out[id].ids.insert(out[id].ids.end(), r.ids.begin(), r.ids.end());
@@ -177,8 +199,8 @@ TEST(EngineModel, OnePromptSentToSeveralSessionsAtOnceIsHeldOnce) {
     absorb(core->step(), out);
     const EngineStats s = core->stats();
     ASSERT_EQ(s.running, 3);
-    EXPECT_EQ(s.blocks_used, 6 + 3);  // 6 full blocks once, one partial block each
-    EXPECT_EQ(s.prefix_hit_tokens, 2 * 96);
+    EXPECT_EQ(s.kv.blocks_used, 6 + 3);  // 6 full blocks once, one partial block each
+    EXPECT_EQ(s.kv.prefix_hit_tokens, 2 * 96);
     for (auto& [id, r] : drain(*core)) {
         out[id].ids.insert(out[id].ids.end(), r.ids.begin(), r.ids.end());
         out[id].end = r.end;
@@ -229,7 +251,7 @@ TEST(EngineModel, AForkCopiesTheSharedBlockOnWriteAndBothContinueExactly) {
         out[id].ids.insert(out[id].ids.end(), r.ids.begin(), r.ids.end());
         out[id].end = r.end;
     }
-    EXPECT_EQ(core->stats().cow_copies, 1);
+    EXPECT_EQ(core->stats().kv.cow_copies, 1);
     EXPECT_EQ(out[p].ids, run_alone(model, parent).ids);
     auto ctx = prompt;
     ctx.insert(ctx.end(), inherited.begin(), inherited.end());

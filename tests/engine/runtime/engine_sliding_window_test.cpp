@@ -11,7 +11,7 @@
 #include "engine/core/error.h"
 #include "engine/cpu/cpu_backend.h"
 #include "engine/model/model.h"
-#include "engine/runtime/engine_core.h"
+#include "engine/frontdoor/sync_engine.h"
 #include "tests/support/fixtures.h"
 #include "tests/support/request_outcomes.h"
 
@@ -42,8 +42,8 @@ EngineOptions options(int64_t blocks, bool free_blocks) {
     return o;
 }
 
-std::unique_ptr<EngineCore> make_core(const EngineOptions& o) {
-    return std::make_unique<EngineCore>(windowed_model(), make_cpu_backend(*windowed_model(), o.backend), o);
+std::unique_ptr<SyncEngine> make_core(const EngineOptions& o) {
+    return std::make_unique<SyncEngine>(windowed_model(), make_cpu_backend(*windowed_model(), o.backend), o);
 }
 
 std::vector<int32_t> prompt(int n, int salt) {
@@ -56,18 +56,18 @@ using Outcomes = std::map<RequestId, test::RequestOutcome>;
 
 // Runs to the end; after every step the scheduler's invariants hold and `on_step` sees the core.
 template <typename F>
-Outcomes run_checked(EngineCore& core, F on_step, Outcomes out = {}) {
+Outcomes run_checked(SyncEngine& core, F on_step, Outcomes out = {}) {
     return test::drain(
         core,
-        [&](EngineCore& c) {
+        [&](SyncEngine& c) {
             c.scheduler().check_invariants();
             on_step(c);
         },
         std::move(out));
 }
 
-Outcomes run_checked(EngineCore& core, Outcomes out = {}) {
-    return run_checked(core, [](const EngineCore&) {}, std::move(out));
+Outcomes run_checked(SyncEngine& core, Outcomes out = {}) {
+    return run_checked(core, [](const SyncEngine&) {}, std::move(out));
 }
 
 TEST(EngineSlidingWindow, FreeingBlocksChangesNoTokenAndBoundsTheBlocksHeld) {
@@ -75,7 +75,7 @@ TEST(EngineSlidingWindow, FreeingBlocksChangesNoTokenAndBoundsTheBlocksHeld) {
     auto held_all = make_core(options(64, false));
     const RequestId a = held_all->add(r);
     int most_without = 0;
-    auto ref = run_checked(*held_all, [&](const EngineCore& c) { most_without = std::max(most_without, c.scheduler().kv().info(a).blocks); });
+    auto ref = run_checked(*held_all, [&](const SyncEngine& c) { most_without = std::max(most_without, c.scheduler().kv().info(a).blocks); });
     ASSERT_EQ(ref[a].end.reason, FinishReason::Length) << ref[a].end.message;
     ASSERT_EQ(ref[a].ids.size(), 150u);
     EXPECT_EQ(most_without, 12);  // the whole conversation, 190 / 16 blocks
@@ -83,13 +83,13 @@ TEST(EngineSlidingWindow, FreeingBlocksChangesNoTokenAndBoundsTheBlocksHeld) {
     auto freeing = make_core(options(64, true));
     const RequestId b = freeing->add(r);
     int most = 0, steps = 0;
-    auto got = run_checked(*freeing, [&](const EngineCore& c) {
+    auto got = run_checked(*freeing, [&](const SyncEngine& c) {
         const KvSequenceInfo info = c.scheduler().kv().info(b);
         most = std::max(most, info.blocks);
         if (info.tokens > 0) {
             EXPECT_LE(info.blocks, kMaxHeld) << "at " << info.tokens << " tokens";
         }
-        EXPECT_EQ(c.stats().blocks_used, info.blocks);
+        EXPECT_EQ(c.stats().kv.blocks_used, info.blocks);
         ++steps;
     });
     ASSERT_EQ(got[b].end.reason, FinishReason::Length) << got[b].end.message;
@@ -178,7 +178,7 @@ TEST(EngineSlidingWindow, PreemptionAndPrefixHitsInASmallPoolKeepEveryToken) {
     EXPECT_EQ(got[i2].ids, alone[1]);
     EXPECT_EQ(got[i3].ids, alone[2]);
     EXPECT_GT(core->stats().preemptions, 0);
-    EXPECT_GT(core->stats().prefix_hit_tokens, 0);
+    EXPECT_GT(core->stats().kv.prefix_hit_tokens, 0);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // The threaded Engine: submit, cancel, stats and events from several threads while the loop runs;
 // no call waits for a step; failures become Error events and the loop goes on. Runs in the
 // sanitizer build too (data races and leaks show up there).
-#include "engine/runtime/engine.h"
+#include "engine/frontdoor/engine.h"
 
 #include <gtest/gtest.h>
 
@@ -88,7 +88,7 @@ TEST(Engine, GeneratesOnItsOwnThreadAndAnswersBadRequestsWithAnError) {
     EXPECT_NE(out[bad].end.message.find("no prompt"), std::string::npos);
     const EngineStats s = e->stats();
     EXPECT_EQ(s.total_generated_tokens, 12);
-    EXPECT_EQ(s.blocks_used, 0);
+    EXPECT_EQ(s.kv.blocks_used, 0);
     EXPECT_EQ(&e->model().config, &e->model().config);
 }
 
@@ -151,7 +151,7 @@ TEST(Engine, ManyThreadsSubmitCancelAndReadStatsWhileItRuns) {
         while (!stop_stats) {
             const EngineStats s = e->stats();
             EXPECT_GE(s.steps, last_steps);
-            EXPECT_EQ(s.blocks_used + s.blocks_cached + s.blocks_free, s.blocks_total);
+            EXPECT_EQ(s.kv.blocks_used + s.kv.blocks_cached + s.kv.blocks_free, s.kv.blocks_total);
             last_steps = s.steps;
         }
     });
@@ -199,7 +199,7 @@ TEST(Engine, ManyThreadsSubmitCancelAndReadStatsWhileItRuns) {
         }
     }
     const EngineStats s = e->stats();
-    EXPECT_EQ(s.blocks_used, 0);
+    EXPECT_EQ(s.kv.blocks_used, 0);
     EXPECT_EQ(s.running + s.waiting, 0);
 }
 

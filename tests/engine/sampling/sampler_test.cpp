@@ -11,6 +11,7 @@
 #include <random>
 
 #include "engine/core/error.h"
+#include "engine/sampling/finish_reason.h"
 #include "engine/sampling/sampler.h"
 
 namespace folio {
@@ -372,6 +373,15 @@ TEST(SamplingParams, Validation) {
     st.max_tokens = 5;
     st.stop_strings = {"ok", ""};
     EXPECT_THROW(validate(st), Error);
+}
+
+TEST(FinishReason, Names) {
+    EXPECT_STREQ(finish_reason_name(FinishReason::Eos), "stop");
+    EXPECT_STREQ(finish_reason_name(FinishReason::StopString), "stop_string");
+    EXPECT_STREQ(finish_reason_name(FinishReason::Length), "length");
+    EXPECT_STREQ(finish_reason_name(FinishReason::ContextFull), "context");
+    EXPECT_STREQ(finish_reason_name(FinishReason::Cancelled), "cancelled");
+    EXPECT_STREQ(finish_reason_name(FinishReason::Error), "error");
 }
 
 }  // namespace

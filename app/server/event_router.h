@@ -1,0 +1,71 @@
+#pragma once
+// The threaded Engine delivers every request's events on its one output thread; each HTTP handler
+// waits for its own request's. The router hands each event to the request's stream and records the
+// latency metrics there (close to the engine, not skewed by a slow client).
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+#include "app/server/metrics.h"
+#include "engine/frontdoor/engine.h"
+
+namespace folio::server {
+
+// The events of one API request: one engine request per choice, all arriving here in order.
+class RequestStream {
+public:
+    // The engine ids, choice by choice.
+    const std::vector<RequestId>& ids() const { return ids_; }
+    // The events that came since the last call, waiting up to `timeout` for one.
+    std::vector<Event> wait(std::chrono::milliseconds timeout);
+
+private:
+    friend class EventRouter;
+    void push(Event e);
+
+    std::vector<RequestId> ids_;
+    std::mutex mutex_;
+    std::condition_variable cv_;
+    std::deque<Event> events_;
+};
+
+class EventRouter {
+public:
+    // Becomes `engine`'s event callback (set before anything is submitted). Both must outlive the
+    // router's use; the engine must be destroyed (its threads stopped) before the router.
+    EventRouter(Engine& engine, ServerMetrics& metrics);
+
+    // Submits `request` `n` times (choice i with the request's seed plus i, or one the engine picks)
+    // and returns the stream their events come to. Not Engine::fork: a fork continues its parent from
+    // wherever the parent stands when the fork reaches the core, which may be after the parent's first
+    // tokens (then the choices would share them). Independent requests share the prompt's KV blocks
+    // through the prefix cache once one has computed them.
+    std::shared_ptr<RequestStream> submit(Request request, int n = 1);
+    // Ends every request of the stream in the engine (a client that went away): their KV blocks are
+    // freed within a step.
+    void cancel(const RequestStream& stream) {
+        for (RequestId id : stream.ids()) engine_.cancel(id);
+    }
+    // Requests whose last event has not come yet.
+    size_t in_flight() const;
+
+private:
+    void on_event(const Event& e);
+
+    Engine& engine_;
+    ServerMetrics& metrics_;
+    mutable std::mutex mutex_;
+    struct Route {
+        std::shared_ptr<RequestStream> stream;
+        // Output thread only (latency metrics):
+        std::chrono::steady_clock::time_point submitted, last_token;
+        int tokens = 0;
+    };
+    std::unordered_map<RequestId, Route> routes_;
+};
+
+}  // namespace folio::server

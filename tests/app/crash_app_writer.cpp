@@ -1,0 +1,69 @@
+// Child process for tst_crash: the app's own path from the engine to the history. It loads a model
+// into the EngineBridge (the engine on its worker thread, which gathers tokens for 16 ms), and lets
+// the GenerationHub stream replies into the ReplyJournal (written every 250 ms), as the app is wired
+// (app_controller.cpp). One reply after another, each in a new conversation, until the parent kills it.
+// It reports on stdout what the GUI thread saw:
+//   reply <id>                             a reply started
+//   appended <id> <length> <ms> <base64>   text of reply <id> arrived (its length so far, the delta)
+//   finished <id>                          a reply ended
+//   flushed <ms>                           the journal wrote what it had
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QTextStream>
+
+#include "app/gui/bridge/engine_bridge.h"
+#include "app/gui/chat/chat_actions.h"
+#include "app/gui/chat/generation_hub.h"
+#include "app/gui/chat/sampling_presets.h"
+#include "app/gui/store/chat_store.h"
+#include "app/gui/store/reply_journal.h"
+
+using namespace folio::app;
+
+int main(int argc, char** argv) {
+    QCoreApplication app(argc, argv);
+    if (argc < 3) {
+        QTextStream(stderr) << "usage: folio_crash_app_writer HISTORY_DB MODEL_DIR\n";
+        return 2;
+    }
+    ChatStore store(QString::fromLocal8Bit(argv[1]));
+    ReplyJournal journal(&store);  // the app's interval (250 ms)
+    EngineBridge bridge;
+    GenerationHub hub(&store, &journal, &bridge);
+    ChatActions actions(&store, &hub);
+    QTextStream out(stdout);
+    QElapsedTimer clock;
+    clock.start();
+
+    QHash<qint64, int> length;  // reply -> characters the hub has seen
+    QObject::connect(&hub, &GenerationHub::replyStarted, [&](qint64, qint64 id) { out << "reply " << id << Qt::endl; });
+    QObject::connect(&hub, &GenerationHub::replyChanged, [&](qint64, qint64 id) {
+        const QString text = hub.liveText(id);
+        const QString delta = text.mid(length.value(id));
+        length[id] = int(text.size());
+        out << "appended " << id << " " << text.size() << " " << clock.elapsed() << " "
+            << delta.toUtf8().toBase64() << Qt::endl;
+    });
+    QObject::connect(&journal, &ReplyJournal::flushed, [&] { out << "flushed " << clock.elapsed() << Qt::endl; });
+
+    const auto next = [&] {
+        const qint64 c = actions.newConversation(QStringLiteral("crash"), QStringLiteral("Deterministic"));
+        SamplingSettings s = presetNamed("Deterministic").settings;
+        s.maxTokens = 400;
+        store.updateSettings(c, {}, s, QStringLiteral("Deterministic"));
+        actions.send(c, QStringLiteral("Once upon a time, there was a little girl"));
+    };
+    QObject::connect(&hub, &GenerationHub::replyFinished, [&](qint64, qint64 id) {
+        out << "finished " << id << Qt::endl;
+        next();
+    });
+    QObject::connect(&bridge, &EngineBridge::stateChanged, [&] {
+        if (bridge.state() == EngineBridge::State::Ready && hub.activeCount() == 0) next();
+        if (bridge.state() == EngineBridge::State::Failed) {
+            QTextStream(stderr) << "loading failed: " << bridge.lastError() << "\n";
+            QCoreApplication::exit(3);
+        }
+    });
+    bridge.loadModel(QString::fromLocal8Bit(argv[2]), QStringLiteral("cpu"));
+    return app.exec();
+}

@@ -142,6 +142,25 @@ DeviceBuffer<float> upload_norm(const FloatTensor& t, const std::string& name, U
     return d;
 }
 
+// Several fp32 vectors side by side in one device buffer; an absent tensor is `widths[i]` zeros.
+DeviceBuffer<float> upload_concat(const ModelPlan& plan, const std::vector<TensorRef>& parts, const std::vector<int>& widths,
+                                  const char* what, Uploader& up) {
+    std::vector<float> host;
+    for (size_t i = 0; i < parts.size(); ++i) {
+        const size_t at = host.size();
+        host.resize(at + size_t(widths[i]), 0.0f);
+        if (!parts[i].present()) continue;
+        const FloatTensor& t = plan.tensor(parts[i]);
+        if (t.numel() != widths[i])
+            throw Error("CUDA backend: " + plan.name(parts[i]) + " has " + std::to_string(t.numel()) + " values; expected " +
+                        std::to_string(widths[i]));
+        row_to_f32(t, 0, t.numel(), host.data() + at);
+    }
+    DeviceBuffer<float> d(host.size(), what);
+    up.bytes(d.get(), host.data(), host.size() * sizeof(float));
+    return d;
+}
+
 std::vector<const Linear*> parts_of(const ModelPlan& plan, const Launch& k) {
     std::vector<const Linear*> parts;
     for (LinearRef r : k.parts) parts.push_back(&plan.linear(r));
@@ -224,6 +243,10 @@ DeviceModel upload_model(const Model& model, cudaStream_t stream, const LoadProg
                 label += (label.empty() ? "" : " + ") + plan.name(r);
             }
             d.linears.push_back(upload_fused(parts_of(plan, k), names, label.c_str(), up));
+        } else if (k.op == Launch::Op::QkvBias) {
+            d.qkv_biases.push_back(upload_concat(plan, k.tensors, k.widths, "q/k/v biases", up));
+        } else if (k.op == Launch::Op::HeadNorm) {
+            d.head_norms.push_back(upload_concat(plan, k.tensors, {c.head_dim, c.head_dim}, "q/k head norms", up));
         }
     }
     d.final_norm = upload_norm(plan.tensor(plan.final_norm.weight), plan.name(plan.final_norm.weight), up);
@@ -242,6 +265,8 @@ DeviceModel upload_model(const Model& model, cudaStream_t stream, const LoadProg
 
     d.bytes = d.embed.bytes() + d.final_norm.bytes() + d.lm_head.bytes() + d.rope_bytes();
     for (const auto& n : d.norms) d.bytes += n.bytes();
+    for (const auto& b : d.qkv_biases) d.bytes += b.bytes();
+    for (const auto& n : d.head_norms) d.bytes += n.bytes();
     for (const auto& l : d.linears) d.bytes += l.bytes();
     d.largest_awq_elems = largest_awq(plan, d.plan);
     check(cudaStreamSynchronize(stream), "weight upload");

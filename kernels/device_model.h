@@ -1,7 +1,8 @@
 #pragma once
 // The model's weights on the device, in the layouts the kernels read, uploaded as the launch plan
 // (launch_plan.h) reads them: fp16 for dense matrices, embeddings and the (tied or separate) lm_head;
-// AWQ matrices kept in the AutoAWQ GEMM layout; fp32 norm weights and RoPE inverse frequencies. The
+// AWQ matrices kept in the AutoAWQ GEMM layout; fp32 norm weights, q/k/v biases and RoPE inverse
+// frequencies. The
 // parts of a fused Linear launch (q/k/v, gate/up) become one matrix (their rows side by side), so a
 // Llama layer runs four matrix products instead of seven.
 #include <cstdint>
@@ -39,6 +40,8 @@ struct DeviceModel {
     DeviceBuffer<__half> embed;  // [vocab, hidden]
     LaunchPlan plan;             // what a step launches; its weight indices point into norms and linears
     std::vector<DeviceBuffer<float>> norms;  // [hidden] each, in launch order
+    std::vector<DeviceBuffer<float>> qkv_biases;  // [q|k|v width] each (Qwen2), in launch order
+    std::vector<DeviceBuffer<float>> head_norms;  // [2 * head_dim] each: q's weight, then k's (Qwen3)
     std::vector<DeviceLinear> linears;       // in launch order (q|k|v, o_proj, gate|up, down per Llama layer)
     DeviceBuffer<float> final_norm;
     DeviceLinear lm_head;        // [vocab, hidden]

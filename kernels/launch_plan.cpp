@@ -14,6 +14,7 @@ public:
 
     LaunchPlan run() {
         for (layer_ = 0; layer_ < int(plan_.layers.size()); ++layer_) {
+            qkv_written_ = false;
             for (const LayerStep& step : plan_.layers[size_t(layer_)].steps) {
                 step_ = &step;
                 if (rope_pending_ && !std::holds_alternative<Attention>(step))
@@ -25,6 +26,7 @@ public:
         }
         out_.final_add_residual = add_pending_;
         out_.final_eps = plan_.final_norm.eps;
+        out_.sampled_vocab = plan_.sampled_vocab;
         return std::move(out_);
     }
 
@@ -59,11 +61,22 @@ private:
         add_pending_ = false;
     }
     void add(const QkvProjection& s) {
-        if (s.q_bias.present() || s.k_bias.present() || s.v_bias.present())
-            refuse("q/k/v projection biases are not supported by the CUDA backend yet");
         linear({s.q, s.k, s.v}, StepBuffer::Normed, StepBuffer::Qkv);
+        qkv_written_ = true;
+        if (!s.q_bias.present() && !s.k_bias.present() && !s.v_bias.present()) return;
+        Launch& k = emit(Launch::Op::QkvBias);
+        k.tensors = {s.q_bias, s.k_bias, s.v_bias};
+        k.widths = {plan_.linear(s.q).out, plan_.linear(s.k).out, plan_.linear(s.v).out};
+        k.weight = out_.num_qkv_biases++;
     }
-    void add(const HeadNorm&) { refuse("per-head q/k norms are not supported by the CUDA backend yet"); }
+    void add(const HeadNorm& s) {
+        if (!qkv_written_) refuse("the CUDA kernels normalise the q and k heads of the layer's q/k/v projection, so it must come first");
+        if (!s.q_weight.present() || !s.k_weight.present()) refuse("the CUDA kernels need both the q and the k head-norm weights");
+        Launch& k = emit(Launch::Op::HeadNorm);
+        k.tensors = {s.q_weight, s.k_weight};
+        k.eps = s.eps;
+        k.weight = out_.num_head_norms++;
+    }
     void add(const Rope& s) {
         rope_pending_ = true;
         rope_table_ = s.table;
@@ -101,6 +114,7 @@ private:
     const LayerStep* step_ = nullptr;
     bool add_pending_ = false;
     bool rope_pending_ = false;
+    bool qkv_written_ = false;  // this layer's q/k/v projection has run
     int rope_table_ = 0;
 };
 

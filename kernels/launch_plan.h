@@ -4,7 +4,9 @@
 //   ResidualAdd, RmsNorm       -> Norm with add_residual (rms_norm adds the sublayer output to the
 //                                 residual stream as it normalises); the last layer's add joins the
 //                                 final norm (LaunchPlan::final_add_residual)
-//   QkvProjection              -> one Linear over q|k|v side by side (fused at upload)
+//   QkvProjection              -> one Linear over q|k|v side by side (fused at upload), then QkvBias
+//                                 when the family has q/k/v biases (Qwen2)
+//   HeadNorm                   -> HeadNorm over the q and k heads inside qkv (Qwen3)
 //   Rope, Attention            -> RopeWriteKv (rotates q and k as it writes K and V to the cache), Attention
 //   GatedMlp                   -> Linear over gate|up, SiluMul, Linear down
 //   OutProjection              -> Linear
@@ -27,12 +29,19 @@ struct Launch {
         RopeWriteKv,  // q and k inside qkv rotated, k and v written to layer's KV pools        (rope_kv.h)
         Attention,    // attn = attention of qkv's q over layer's KV pools (decode and prefill) (attention.h)
         SiluMul,      // act = silu(gate) * up from gate_up                                       (activation.h)
+        QkvBias,      // qkv += the q|k|v biases side by side                                   (qkv_epilogue.h)
+        HeadNorm,     // every q and k head inside qkv RMS-normalised over head_dim            (qkv_epilogue.h)
     };
     Op op = Op::Norm;
     int layer = 0;  // the plan layer it comes from (RopeWriteKv, Attention: whose KV pools)
-    // Norm: the weight (DeviceModel::norms[weight]) and eps.
+    // Norm: the weight (DeviceModel::norms[weight]) and eps; HeadNorm: eps.
     TensorRef norm;
     float eps = 0.0f;
+    // QkvBias: the q, k and v biases (absent ones are zeros) and the parts' widths, uploaded side by
+    // side into DeviceModel::qkv_biases[weight]; HeadNorm: the q and k weights, uploaded one after the
+    // other into DeviceModel::head_norms[weight].
+    std::vector<TensorRef> tensors;
+    std::vector<int> widths;
     bool add_residual = false;
     // Linear: the plan's linears it stacks (DeviceModel::linears[weight]) and its buffers.
     std::vector<LinearRef> parts;
@@ -40,7 +49,8 @@ struct Launch {
     int rope_table = 0;  // RopeWriteKv: DeviceModel::rope_tables[rope_table]
     float scale = 1.0f;  // Attention
     int window = 0;      // Attention (equal to the plan's kv_window: one window for every layer)
-    // Norm: index into DeviceModel::norms; Linear: into DeviceModel::linears (in launch order).
+    // Norm: index into DeviceModel::norms; Linear: into DeviceModel::linears; QkvBias: into
+    // DeviceModel::qkv_biases; HeadNorm: into DeviceModel::head_norms (each in launch order).
     int weight = -1;
 };
 
@@ -48,7 +58,8 @@ struct LaunchPlan {
     std::vector<Launch> launches;     // every layer's, in order
     bool final_add_residual = false;  // the final norm adds proj to the residual first
     float final_eps = 0.0f;           // the final norm's (its weight: DeviceModel::final_norm)
-    int num_norms = 0, num_linears = 0;
+    int num_norms = 0, num_linears = 0, num_qkv_biases = 0, num_head_norms = 0;
+    int sampled_vocab = 0;            // logits of ids at or past this are -inf (ModelPlan::sampled_vocab)
 };
 
 // Throws folio::Error (refuse_plan, "CUDA backend: ...") for a step or option it cannot launch.

@@ -26,14 +26,17 @@ uint64_t device_weight_bytes(const Model& model) {
         return uint64_t(l.in) * l.out * 2;
     };
     // What upload_model uploads: the embedding table in fp16, every norm the launches read in fp32
-    // ([hidden] each, the final norm too), every linear of the plan (lm_head only when it is not the
-    // embedding table). The RoPE tables (a few hundred bytes) are left out.
+    // ([hidden] each, the final norm too; Qwen3's q and k head norms, [head_dim] each), Qwen2's q|k|v
+    // biases in fp32, every linear of the plan (lm_head only when it is not the embedding table). The
+    // RoPE tables (a few hundred bytes) are left out.
     const ModelPlan plan = plan_model(model.config, model.weights);
     const LaunchPlan launches = plan_launches(plan);
     const uint64_t norm = uint64_t(model.config.hidden_size) * 4;
     uint64_t b = uint64_t(plan.tensor(plan.embed).numel()) * 2 + norm;
     for (const Launch& k : launches.launches) {
         if (k.op == Launch::Op::Norm) b += norm;
+        if (k.op == Launch::Op::HeadNorm) b += uint64_t(model.config.head_dim) * 2 * 4;
+        for (int w : k.widths) b += uint64_t(w) * 4;  // QkvBias
         for (LinearRef r : k.parts) b += lin(plan.linear(r));
     }
     if (!plan.tied_embeddings) b += lin(plan.linear(plan.lm_head));

@@ -5,6 +5,7 @@
 #include "kernels/activation.h"
 #include "kernels/attention.h"
 #include "kernels/embedding.h"
+#include "kernels/qkv_epilogue.h"
 #include "kernels/rms_norm.h"
 #include "kernels/rope_kv.h"
 #include "kernels/sampling.h"
@@ -109,12 +110,19 @@ void ModelRunner::forward(const StepInputs& in, const StepCounts& c, cudaStream_
                 break;
             case Launch::Op::Attention: attention(k, in, c, stream); break;
             case Launch::Op::SiluMul: silu_mul(gate_up_.get(), act_.get(), T, I, stream); break;
+            case Launch::Op::QkvBias: qkv_bias_add(qkv_.get(), model_.qkv_biases[size_t(k.weight)].get(), T, qkv_width_, stream); break;
+            case Launch::Op::HeadNorm: {
+                const float* w = model_.head_norms[size_t(k.weight)].get();
+                qk_head_norm(qkv_.get(), w, w + cfg.head_dim, T, cfg.num_heads, cfg.num_kv_heads, cfg.head_dim, k.eps, stream);
+                break;
+            }
         }
     }
     if (c.num_logit_rows == 0) return;
     rms_norm(residual_.get(), model_.plan.final_add_residual ? proj_.get() : nullptr, model_.final_norm.get(), final_.get(),
              in.d_logit_rows(), c.num_logit_rows, H, model_.plan.final_eps, stream);
     linear_.run(model_.lm_head, final_.get(), c.num_logit_rows, logits_.get(), true, stream);
+    mask_padded_vocab(logits_.get(), cfg.vocab_size, c.num_logit_rows, model_.plan.sampled_vocab, stream);
 }
 
 void ModelRunner::attention(const Launch& k, const StepInputs& in, const StepCounts& c, cudaStream_t stream) {

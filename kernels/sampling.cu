@@ -260,7 +260,20 @@ __global__ void __launch_bounds__(256) penalty_kernel(float* logits, int vocab, 
         l[ids[i]] -= p.frequency * float(counts[i]) + p.presence;
 }
 
+// Ids at or past `from` are padding rows of the embedding (Qwen pads its vocabulary): never sampled.
+__global__ void __launch_bounds__(256) mask_padding_kernel(float* logits, int vocab, int from) {
+    float* l = logits + size_t(blockIdx.y) * vocab;
+    for (int i = from + int(blockIdx.x * blockDim.x + threadIdx.x); i < vocab; i += int(gridDim.x * blockDim.x)) l[i] = -INFINITY;
+}
+
 }  // namespace
+
+void mask_padded_vocab(float* logits, int vocab, int rows, int from, cudaStream_t stream) {
+    if (rows <= 0 || from >= vocab) return;
+    const int n = vocab - from;
+    const int blocks_x = (n + 255) / 256 < 16 ? (n + 255) / 256 : 16;
+    launch(mask_padding_kernel, dim3(unsigned(blocks_x), unsigned(rows)), dim3(256), 0, stream, logits, vocab, from);
+}
 
 void apply_penalties(float* logits, int vocab, int rows, const DeviceSamplingParams* params, const int32_t* ids,
                      const int32_t* counts, cudaStream_t stream) {

@@ -27,6 +27,10 @@ struct DeviceSamplingParams {
     uint64_t step = 0;
 };
 
+// logits[r, i] = -inf for every i in [from, vocab) of rows [0, rows): the embedding's padding rows
+// past the tokenizer's last id (ModelPlan::sampled_vocab), which the CPU backend masks the same way.
+void mask_padded_vocab(float* logits, int vocab, int rows, int from, cudaStream_t stream);
+
 // Applies repetition/presence/frequency penalties in place (rows without ids are untouched).
 void apply_penalties(float* logits, int vocab, int rows, const DeviceSamplingParams* params, const int32_t* ids,
                      const int32_t* counts, cudaStream_t stream);

@@ -14,6 +14,7 @@ set(FOLIO_CUDA_KERNEL_SOURCES
   ${_k}/dense_gemv.cu
   ${_k}/embedding.cu
   ${_k}/gemm_mma.cu
+  ${_k}/qkv_epilogue.cu
   ${_k}/rms_norm.cu
   ${_k}/rope_kv.cu
   ${_k}/sampling.cu

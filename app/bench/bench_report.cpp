@@ -22,12 +22,12 @@ nlohmann::json summarize(const RunResult& run, const RunInfo& info) {
     std::vector<double> ttft, itl, e2e;
     int64_t out_tokens = 0, in_tokens = 0, completed = 0, errors = 0;
     for (const RequestRecord& r : run.records) {
-        out_tokens += int64_t(r.ids.size());
+        out_tokens += int64_t(r.error.empty() ? r.output_tokens : int(r.token_s.size()));
         if (!r.error.empty()) {
             ++errors;
             continue;
         }
-        in_tokens += int64_t(r.prompt_ids.size());
+        in_tokens += int64_t(r.prompt_tokens);
         ++completed;
         if (r.first_token_s >= 0) ttft.push_back((r.first_token_s - r.submit_s) * 1000.0);
         for (size_t i = 1; i < r.token_s.size(); ++i) itl.push_back((r.token_s[i] - r.token_s[i - 1]) * 1000.0);
@@ -46,6 +46,7 @@ nlohmann::json summarize(const RunResult& run, const RunInfo& info) {
     j["device"] = info.device;
     j["workload"] = info.workload;
     j["batching"] = info.batching;
+    j["remote"] = info.remote;
     j["prefix_caching"] = info.prefix_caching;
     j["concurrency"] = info.concurrency;
     j["rate"] = info.rate;
@@ -93,8 +94,11 @@ std::string format_table(const nlohmann::json& j) {
     ReportText out(20);
     out.line("folio-bench: %s on %s (%s)\n", text("model"), text("backend"), text("device"));
     out.row("workload", "%s", text("workload"));
-    out.row("batching", "%s, prefix caching %s, concurrency %s, rate %s", text("batching"), j["prefix_caching"].get<bool>() ? "on" : "off",
-            concurrency_text.c_str(), rate_text(real("rate")).c_str());
+    if (j.value("remote", false))
+        out.row("load", "concurrency %s, rate %s", concurrency_text.c_str(), rate_text(real("rate")).c_str());
+    else
+        out.row("batching", "%s, prefix caching %s, concurrency %s, rate %s", text("batching"), j["prefix_caching"].get<bool>() ? "on" : "off",
+                concurrency_text.c_str(), rate_text(real("rate")).c_str());
     out.row("requests", "%lld (%lld completed, %lld errors)", count("requests"), count("completed"), count("errors"));
     out.row("tokens", "%lld in, %lld out", count("input_tokens"), count("output_tokens"));
     out.row("duration", "%.3f s", real("duration_s"));
@@ -102,6 +106,10 @@ std::string format_table(const nlohmann::json& j) {
             real("total_tokens_per_s"));
     out.row("TTFT", "p50 %.1f ms, p99 %.1f ms (mean %.1f)", real("ttft_ms_p50"), real("ttft_ms_p99"), real("ttft_ms_mean"));
     out.row("inter-token latency", "p50 %.1f ms, p99 %.1f ms (mean %.1f)", real("itl_ms_p50"), real("itl_ms_p99"), real("itl_ms_mean"));
+    if (j.value("remote", false)) {
+        out.row("measured", "from the client: TTFT from submit to the first streamed chunk, ITL between chunks");
+        return out.text;  // the server's steps and KV pool are not seen from here (its /metrics has them)
+    }
     out.row("steps", "%lld, %.1f sequences per step on average", count("steps"), real("mean_batch_seqs"));
     out.row("KV pool", "%lld blocks of %d, peak %lld used, fragmentation %.2f%%", count("kv_blocks_total"), j["block_size"].get<int>(),
             count("peak_blocks_used"), 100.0 * real("kv_fragmentation"));

@@ -14,6 +14,7 @@ double percentile(std::vector<double> values, double p);
 struct RunInfo {
     std::string model, backend, device, batching, workload;
     bool prefix_caching = true;
+    bool remote = false;  // a server measured from the client (--backend remote): no steps or KV figures
     int concurrency = 0;  // 0: unlimited
     double rate = 0;      // 0: all at once
     int64_t kv_blocks = 0;

@@ -15,6 +15,7 @@
 #include "app/bench/compare_suite.h"
 #include "app/bench/decode_suite.h"
 #include "app/bench/front_door_suite.h"
+#include "app/bench/remote_runner.h"
 #include "app/bench/workload.h"
 #include "app/bench/workload_runner.h"
 #include "app/cli/cli_args.h"
@@ -35,6 +36,9 @@ const char* kUsage =
     "       folio-bench --model DIR|dummy:NAME --suite compare [workload] [engine] [--rounds N] [--json]\n"
     "       folio-bench --model DIR|dummy:NAME --suite frontdoor [--streams 4] [--history-tokens 32000] [--rounds N]\n"
     "                   [--window-s 1] [engine] [--json]   step times while a long chat history is submitted\n"
+    "       folio-bench --backend remote --endpoint URL [--api-key KEY] [--remote-model NAME] [workload] [--json]\n"
+    "                   a serving benchmark of an OpenAI-compatible server (folio-server, vLLM, ...), measured from\n"
+    "                   the client; synthetic workloads need --model (for its vocabulary) or --vocab-size N\n"
     "\n"
     "model:    --model DIR|dummy:NAME  [--tokenizer PATH (dummy models)] [--backend auto|cpu|cuda] [--threads N]\n"
     "          [--context N]            dummy models: their context length (max_position_embeddings)\n"
@@ -76,21 +80,101 @@ bool parse_on_off(const std::string& s, const std::string& flag) {
     throw UsageError("--" + flag + " takes on or off, got '" + s + "'");
 }
 
+// The workload of the flags: a prompt file or synthetic ids, arrivals, seeds. The same for the
+// in-process engine and a remote one, so their figures compare.
+Workload workload_from_args(const cli::Args& args, uint64_t seed, int vocab_size, int bos_id) {
+    const int concurrency = args.get_int("concurrency", 0);
+    const double rate = args.get_double("rate", 0);
+    SamplingParams sampling;
+    sampling.temperature = float(args.get_double("temperature", 0.0));
+    Workload workload;
+    if (auto prompts = args.get("prompts")) {
+        for (const char* f : {"num-requests", "input-len", "output-len", "shared-prefix"})
+            if (args.has(f)) throw UsageError(std::string("--") + f + " is for synthetic workloads; it cannot be combined with --prompts");
+        workload = load_prompt_file(*prompts, args.get_int("max-tokens", 128), sampling, args.has("ignore-eos"));
+    } else {
+        if (args.has("max-tokens")) throw UsageError("--max-tokens is for --prompts files; synthetic workloads take --output-len");
+        SyntheticSpec s;
+        s.num_requests = args.get_int("num-requests", 32);
+        s.input = LengthRange::parse(args.get_or("input-len", "128"), "input-len");
+        s.output = LengthRange::parse(args.get_or("output-len", "128"), "output-len");
+        s.shared_prefix = args.get_int("shared-prefix", 0);
+        s.vocab_size = vocab_size;
+        s.bos_id = bos_id;
+        s.seed = seed;
+        workload = synthetic_workload(s, sampling);
+    }
+    for (size_t i = 0; i < workload.requests.size(); ++i) workload.requests[i].request.sampling.seed = seed + i;
+    assign_poisson_arrivals(workload, rate, seed);
+    if (rate > 0 && !std::isinf(rate)) workload.description += ", Poisson arrivals at " + std::to_string(rate).substr(0, std::to_string(rate).find('.') + 3) + "/s";
+    if (concurrency > 0) workload.description += ", at most " + std::to_string(concurrency) + " in flight";
+    return workload;
+}
+
+// --backend remote: the workload sent to a server, measured from this client.
+int run_remote(const cli::Args& args, bool json, uint64_t seed) {
+    for (const char* f : {"tokenizer", "threads", "cpu-activations", "batching", "static-batch-size", "prefix-caching", "kv-blocks",
+                          "kv-cache-mib", "block-size", "max-num-seqs", "max-batched-tokens", "suite", "context"})
+        if (args.has(f)) throw UsageError(std::string("--") + f + " sets up a local engine; with --backend remote the server has its own");
+    const int concurrency = args.get_int("concurrency", 0);
+    if (concurrency < 0) throw Error("--concurrency must be positive");
+    const double rate = args.get_double("rate", 0);
+    if (rate < 0 || std::isnan(rate)) throw Error("--rate must be a positive number of requests per second");
+    int vocab_size = 0, bos_id = -1;
+    if (!args.has("prompts")) {
+        if (auto spec = args.get("model")) {
+            const std::unique_ptr<Model> m = load_model(*spec, LoadOptions{});
+            vocab_size = m->config.vocab_size;
+            bos_id = m->config.bos_token_id < vocab_size ? m->config.bos_token_id : -1;
+        } else {
+            vocab_size = args.get_int("vocab-size", 0);
+            if (vocab_size < 4) throw UsageError("a synthetic workload for --backend remote needs --model DIR (the server's model, for its vocabulary) or --vocab-size N");
+        }
+    }
+    remote::RemoteOptions o;
+    o.endpoint = args.require("endpoint");
+    o.api_key = args.get_or("api-key", "");
+    o.model = args.get_or("remote-model", "");
+    remote::RemoteEngine engine(o);
+    const Workload workload = workload_from_args(args, seed, vocab_size, bos_id);
+    RunInfo info;
+    info.model = engine.model();
+    info.backend = "remote";
+    info.device = engine.base_url();
+    info.workload = workload.description;
+    info.concurrency = concurrency;
+    info.rate = rate;
+    info.remote = true;
+    const RunResult result = run_remote_workload(engine, workload, concurrency);
+    const nlohmann::json summary = summarize(result, info);
+    std::fputs(json ? (summary.dump() + "\n").c_str() : format_table(summary).c_str(), stdout);
+    int failed = 0;
+    for (const auto& r : result.records) {
+        if (r.error.empty()) continue;
+        if (failed++ == 0) std::fprintf(stderr, "folio-bench: request %zu failed: %s\n", r.index, r.error.c_str());
+    }
+    if (failed > 1) std::fprintf(stderr, "folio-bench: %d requests failed in all\n", failed);
+    return failed ? 3 : 0;
+}
+
 int run(int argc, char** argv) {
     const cli::Args args(argc, argv, 1,
                          {"model", "tokenizer", "backend", "threads", "seed", "prompts", "max-tokens", "num-requests", "input-len",
                           "output-len", "shared-prefix", "temperature", "rate", "concurrency", "batching", "static-batch-size",
                           "prefix-caching", "kv-blocks", "kv-cache-mib", "block-size", "max-num-seqs", "max-batched-tokens",
                           "dump-outputs", "cpu-activations", "suite", "rounds", "streams", "prefill-len", "decode-tokens", "bandwidth-mib",
-                          "context", "history-tokens", "window-s"},
+                          "context", "history-tokens", "window-s", "endpoint", "api-key", "remote-model", "vocab-size"},
                          {"json", "ignore-eos"});
     args.expect_no_positional();
     const std::string suite = args.get_or("suite", "");
     if (!suite.empty() && suite != "compare" && suite != "decode" && suite != "frontdoor")
         throw UsageError("--suite takes decode, compare or frontdoor, got '" + suite + "'");
-    const std::string spec = args.require("model");
     const bool json = args.has("json");
     const uint64_t seed = uint64_t(args.get_int("seed", 0));
+    if (args.get_or("backend", "") == "remote") return run_remote(args, json, seed);
+    for (const char* f : {"endpoint", "api-key", "remote-model", "vocab-size"})
+        if (args.has(f)) throw UsageError(std::string("--") + f + " is for --backend remote");
+    const std::string spec = args.require("model");
 
     BackendOptions backend;
     backend.kind = parse_backend_kind(args.get_choice("backend", {"auto", "cpu", "cuda"}, "auto"));
@@ -179,29 +263,8 @@ int run(int argc, char** argv) {
         return 0;
     }
 
-    SamplingParams sampling;
-    sampling.temperature = float(args.get_double("temperature", 0.0));
-    Workload workload;
-    if (auto prompts = args.get("prompts")) {
-        for (const char* f : {"num-requests", "input-len", "output-len", "shared-prefix"})
-            if (args.has(f)) throw UsageError(std::string("--") + f + " is for synthetic workloads; it cannot be combined with --prompts");
-        workload = load_prompt_file(*prompts, args.get_int("max-tokens", 128), sampling, args.has("ignore-eos"));
-    } else {
-        if (args.has("max-tokens")) throw UsageError("--max-tokens is for --prompts files; synthetic workloads take --output-len");
-        SyntheticSpec s;
-        s.num_requests = args.get_int("num-requests", 32);
-        s.input = LengthRange::parse(args.get_or("input-len", "128"), "input-len");
-        s.output = LengthRange::parse(args.get_or("output-len", "128"), "output-len");
-        s.shared_prefix = args.get_int("shared-prefix", 0);
-        s.vocab_size = model->config.vocab_size;
-        s.bos_id = model->config.bos_token_id < model->config.vocab_size ? model->config.bos_token_id : -1;
-        s.seed = seed;
-        workload = synthetic_workload(s, sampling);
-    }
-    for (size_t i = 0; i < workload.requests.size(); ++i) workload.requests[i].request.sampling.seed = seed + i;
-    assign_poisson_arrivals(workload, rate, seed);
-    if (rate > 0 && !std::isinf(rate)) workload.description += ", Poisson arrivals at " + std::to_string(rate).substr(0, std::to_string(rate).find('.') + 3) + "/s";
-    if (concurrency > 0) workload.description += ", at most " + std::to_string(concurrency) + " in flight";
+    Workload workload = workload_from_args(args, seed, model->config.vocab_size,
+                                           model->config.bos_token_id < model->config.vocab_size ? model->config.bos_token_id : -1);
 
     RunInfo info;
     info.model = model->name + " (" + model->quantization_name() + ")";

@@ -68,6 +68,8 @@ RunResult run_workload(SyncEngine& core, const Workload& workload, int concurren
             r.reason = e.reason;
             r.timings = e.timings;
             r.prompt_ids = std::move(e.prompt_ids);
+            r.output_tokens = int(r.ids.size());
+            r.prompt_tokens = int(r.prompt_ids.size());
             if (e.kind == Event::Kind::Error) r.error = e.message.empty() ? "error" : e.message;
             ++done;
             --in_flight;

@@ -18,6 +18,8 @@ struct RequestRecord {
     std::vector<double> token_s;  // when each token's event came out of a step
     std::vector<int32_t> ids;
     std::vector<int32_t> prompt_ids;
+    int output_tokens = 0;  // generated (local: ids.size(); remote: the server's usage)
+    int prompt_tokens = 0;  // local: prompt_ids.size(); remote: the server's usage
     FinishReason reason = FinishReason::Error;
     std::string error;  // non-empty when the request failed
     RequestTimings timings;

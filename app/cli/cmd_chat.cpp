@@ -10,9 +10,8 @@
 #include "app/cli/command_line.h"
 #include "app/cli/commands.h"
 #include "app/cli/engine_setup.h"
-#include "engine/backends/backend_factory.h"
+#include "app/cli/reply_engine.h"
 #include "engine/core/error.h"
-#include "engine/frontdoor/engine.h"
 
 namespace folio::cli {
 
@@ -32,29 +31,32 @@ std::string usage() {
                "  --system TEXT            the system prompt\n"
                "  --max-tokens N           at most N new tokens per reply (default 1024)\n"
                "\n") +
-           model_options_usage() + "\n" + sampling_options_usage();
+           model_options_usage() +
+           "remote (instead of --model):\n"
+           "  --backend remote --endpoint URL [--api-key KEY] [--remote-model NAME]\n"
+           "                           an OpenAI-compatible server (folio-server, vLLM, llama.cpp) runs the model\n"
+           "\n" + sampling_options_usage();
 }
 
 int run(int argc, char** argv, int first) {
     auto options = model_options();
     options.merge(sampling_options());
+    options.merge(remote_options());
     options.insert({"max-tokens", "system"});
     Args args(argc, argv, first, options, {});
     args.expect_no_positional();
     if (args.get_int("max-tokens", 1024) <= 0) throw UsageError("--max-tokens must be positive");
-    backend_from_args(args);
-    auto model = load_model_from_args(args, true);
-    const EngineOptions engine_options = engine_options_from_args(args);
-    Engine engine(model, make_backend(*model, backend_options_for(engine_options)), engine_options);
-    const SamplingParams sampling = sampling_from_args(args, *model);
+    if (!is_remote(args)) backend_from_args(args);  // a bad --backend is reported before the model loads
+    auto engine = make_reply_engine(args, true);
+    const SamplingParams sampling = engine->sampling;
     const int max_tokens = args.get_int("max-tokens", 1024);
     std::string system = args.get_or("system", "");
     std::vector<ChatMessage> history;
     const bool tty = isatty(STDIN_FILENO);
     std::signal(SIGINT, on_sigint);
 
-    std::fprintf(stderr, "folio chat with %s on %s (%s). /reset, /system TEXT, /exit; Ctrl-C stops a reply.\n",
-                 model->name.c_str(), engine.stats().backend.c_str(), model->quantization_name().c_str());
+    std::fprintf(stderr, "folio chat with %s on %s. /reset, /system TEXT, /exit; Ctrl-C stops a reply.\n",
+                 engine->model_name().c_str(), engine->backend().c_str());
     for (;;) {
         if (tty) std::fprintf(stderr, "\n> ");
         std::string line;
@@ -78,23 +80,26 @@ int run(int argc, char** argv, int first) {
         req.sampling = sampling;
         req.stop.max_tokens = max_tokens;
         g_interrupted = false;
-        const RequestId id = engine.submit(req);
+        const RequestId id = engine->submit(req);
         std::string reply;
         bool done = false, cancelled = false;
         while (!done) {
             if (g_interrupted.exchange(false) && !cancelled) {
-                engine.cancel(id);
+                engine->cancel(id);
                 cancelled = true;
             }
-            for (const Event& ev : engine.wait_events(std::chrono::milliseconds(50))) {
+            for (const Event& ev : engine->wait_events(std::chrono::milliseconds(50))) {
                 if (ev.id != id) continue;
                 if (ev.kind == Event::Kind::Token) {
                     reply += ev.text;
                     std::fwrite(ev.text.data(), 1, ev.text.size(), stdout);
                     std::fflush(stdout);
                 } else if (ev.kind == Event::Kind::Error) {
+                    // A reply cut short (a server gone mid-reply) keeps its text on screen and in
+                    // the history, so the conversation can go on from it.
                     std::fprintf(stderr, "\nerror: %s\n", ev.message.c_str());
-                    history.pop_back();
+                    if (reply.empty()) history.pop_back();
+                    else history.push_back({"assistant", reply});
                     done = true;
                 } else {
                     if (ev.reason == FinishReason::Cancelled) std::fprintf(stderr, " [stopped]");

@@ -6,9 +6,8 @@
 #include "app/cli/command_line.h"
 #include "app/cli/commands.h"
 #include "app/cli/engine_setup.h"
-#include "engine/backends/backend_factory.h"
+#include "app/cli/reply_engine.h"
 #include "engine/core/error.h"
-#include "engine/frontdoor/engine.h"
 
 namespace folio::cli {
 namespace {
@@ -27,12 +26,17 @@ std::string usage() {
                "  --ignore-eos             go on past the end-of-sequence token\n"
                "  --json                   {prompt_ids, ids, text, finish_reason, timings, backend} on stdout\n"
                "\n") +
-           model_options_usage() + "\n" + sampling_options_usage();
+           model_options_usage() +
+           "remote (instead of --model):\n"
+           "  --backend remote --endpoint URL [--api-key KEY] [--remote-model NAME]\n"
+           "                           an OpenAI-compatible server (folio-server, vLLM, llama.cpp) runs the model\n"
+           "\n" + sampling_options_usage();
 }
 
 int run(int argc, char** argv, int first) {
     auto options = model_options();
     options.merge(sampling_options());
+    options.merge(remote_options());
     options.insert({"prompt", "max-tokens", "stop", "system"});
     Args args(argc, argv, first, options, {"raw", "json", "ignore-eos"});
     args.expect_no_positional();
@@ -41,10 +45,10 @@ int run(int argc, char** argv, int first) {
     if (max_tokens <= 0) throw UsageError("--max-tokens must be positive");
     if (args.has("raw") && args.has("system"))
         throw UsageError("--system needs the chat template; it cannot be combined with --raw");
-    backend_from_args(args);  // a bad --backend is reported before the model loads
+    if (!is_remote(args)) backend_from_args(args);  // a bad --backend is reported before the model loads
     const bool json_out = args.has("json");
 
-    auto model = load_model_from_args(args, !json_out);
+    auto engine = make_reply_engine(args, !json_out);
     Request req;
     if (args.has("raw")) {
         req.prompt_text = prompt;  // "" is a prompt too: BOS alone, as transformers and llama.cpp do
@@ -52,22 +56,20 @@ int run(int argc, char** argv, int first) {
         if (auto sys = args.get("system")) req.messages.push_back({"system", *sys});
         req.messages.push_back({"user", prompt});
     }
-    req.sampling = sampling_from_args(args, *model);
+    req.sampling = engine->sampling;
     req.stop.max_tokens = max_tokens;
     req.stop.ignore_eos = args.has("ignore-eos");
     if (auto stop = args.get("stop")) req.stop.stop_strings.push_back(*stop);
 
-    const EngineOptions engine_options = engine_options_from_args(args);
-    Engine engine(model, make_backend(*model, backend_options_for(engine_options)), engine_options);
     const auto t0 = std::chrono::steady_clock::now();
-    const RequestId id = engine.submit(req);
+    const RequestId id = engine->submit(req);
     std::vector<int32_t> ids;
     std::string text;
     for (;;) {
-        for (const Event& ev : engine.wait_events(std::chrono::milliseconds(200))) {
+        for (const Event& ev : engine->wait_events(std::chrono::milliseconds(200))) {
             if (ev.id != id) continue;
             if (ev.kind == Event::Kind::Token) {
-                ids.push_back(ev.token);
+                if (ev.token >= 0) ids.push_back(ev.token);  // a remote engine sends text only
                 text += ev.text;
                 if (!json_out && !ev.text.empty()) {
                     std::fwrite(ev.text.data(), 1, ev.text.size(), stdout);
@@ -75,7 +77,15 @@ int run(int argc, char** argv, int first) {
                 }
                 continue;
             }
-            if (ev.kind == Event::Kind::Error) throw Error(ev.message);
+            if (ev.kind == Event::Kind::Error) {
+                // The text so far stands: already on stdout, or in the JSON beside the error.
+                if (!json_out) throw Error(ev.message);
+                nlohmann::ordered_json j;
+                j["text"] = text;
+                j["error"] = ev.message;
+                std::puts(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+                return 1;
+            }
             const double total_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
             if (json_out) {
                 nlohmann::ordered_json j;
@@ -89,7 +99,7 @@ int run(int argc, char** argv, int first) {
                                 {"prefill_tok_s", ev.timings.prefill_tok_s},
                                 {"decode_tok_s", ev.timings.decode_tok_s},
                                 {"total_ms", total_ms}};
-                j["backend"] = engine.stats().backend;
+                j["backend"] = engine->backend();
                 std::puts(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
             } else {
                 std::fprintf(stderr, "\n[%s; %d prompt + %d generated tokens; prefill %.1f tok/s, decode %.1f tok/s]\n",

@@ -94,9 +94,10 @@ EngineOptions engine_options_from_args(const Args& args) {
     return o;
 }
 
-SamplingParams sampling_from_args(const Args& args, const Model& model) {
+SamplingParams sampling_from_args(const Args& args, const Model& model) { return sampling_from_args(args, model.generation); }
+
+SamplingParams sampling_from_args(const Args& args, const GenerationDefaults& g) {
     SamplingParams s;
-    const GenerationDefaults& g = model.generation;
     s.temperature = g.do_sample ? g.temperature.value_or(1.0f) : 0.0f;
     if (g.do_sample && g.top_p) s.top_p = *g.top_p;
     if (g.do_sample && g.top_k) s.top_k = *g.top_k;

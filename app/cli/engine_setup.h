@@ -29,5 +29,6 @@ LoadProgressFn terminal_load_progress();
 EngineOptions engine_options_from_args(const Args& args);
 // Sampling from the flags (a value out of its range is a UsageError), falling back to the checkpoint's generation_config.json, then greedy.
 SamplingParams sampling_from_args(const Args& args, const Model& model);
+SamplingParams sampling_from_args(const Args& args, const GenerationDefaults& defaults);
 
 }  // namespace folio::cli

@@ -30,7 +30,9 @@ std::string usage() {
     }
     u += "\n`folio-cli COMMAND --help` shows a command's options. Every command that runs a model takes\n"
          "--backend auto|cpu|cuda (auto: CUDA when a GPU is present); generate and chat take\n"
-         "--cpu-activations int8|exact (the CPU backend's fast mode, the default, or its exact one).\n"
+         "--cpu-activations int8|exact (the CPU backend's fast mode, the default, or its exact one), and\n"
+         "--backend remote --endpoint URL [--api-key KEY] [--remote-model NAME]: an OpenAI-compatible\n"
+         "server (folio-server, vLLM, llama.cpp) runs the model instead of --model.\n"
          "exit status: 0 done, 1 failed (the message says why), 2 bad usage\n";
     return u;
 }

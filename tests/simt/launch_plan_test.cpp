@@ -84,21 +84,55 @@ TEST(LaunchPlan, LlamaLayersBecomeTheFusedLaunchSequence) {
     EXPECT_EQ(lp.num_linears, 4 * m.config.num_layers);
 }
 
+// Qwen2: the biases follow the fused q|k|v product as one launch over the three side by side.
+// Qwen3: the head norms run between that product and the RoPE/KV write. Both mask the padded vocabulary.
+TEST(LaunchPlan, QwenLayersAddTheirBiasAndHeadNormLaunches) {
+    using Op = Launch::Op;
+    for (const char* arch : {"Qwen2ForCausalLM", "Qwen3ForCausalLM"}) {
+        SCOPED_TRACE(arch);
+        Tiny m;
+        m.config.architecture = arch;
+        m.config.decodable_vocab = m.config.vocab_size - 7;
+        m.weights = dummy_weights(m.config, 5);
+        const ModelPlan p = m.plan();
+        const LaunchPlan lp = plan_launches(p);
+        const bool qwen2 = std::string(arch) == "Qwen2ForCausalLM";
+        const std::vector<Op> layer_ops = {Op::Norm,    Op::Linear, qwen2 ? Op::QkvBias : Op::HeadNorm,
+                                           Op::RopeWriteKv, Op::Attention, Op::Linear, Op::Norm, Op::Linear, Op::SiluMul, Op::Linear};
+        ASSERT_EQ(lp.launches.size(), layer_ops.size() * size_t(m.config.num_layers));
+        for (int l = 0; l < m.config.num_layers; ++l) {
+            const Launch* k = &lp.launches[size_t(l) * layer_ops.size()];
+            for (size_t i = 0; i < layer_ops.size(); ++i) EXPECT_EQ(k[i].op, layer_ops[i]) << "layer " << l << " launch " << i;
+            EXPECT_EQ(k[2].weight, l);
+            const std::string n = "model.layers." + std::to_string(l) + ".self_attn.";
+            if (qwen2) {
+                ASSERT_EQ(k[2].tensors.size(), 3u);
+                EXPECT_EQ(p.name(k[2].tensors[0]), n + "q_proj.bias");
+                EXPECT_EQ(p.name(k[2].tensors[2]), n + "v_proj.bias");
+                const int hd = m.config.head_dim;
+                EXPECT_EQ(k[2].widths, (std::vector<int>{m.config.num_heads * hd, m.config.num_kv_heads * hd, m.config.num_kv_heads * hd}));
+            } else {
+                ASSERT_EQ(k[2].tensors.size(), 2u);
+                EXPECT_EQ(p.name(k[2].tensors[0]), n + "q_norm.weight");
+                EXPECT_EQ(p.name(k[2].tensors[1]), n + "k_norm.weight");
+                EXPECT_EQ(k[2].eps, m.config.rms_norm_eps);
+            }
+        }
+        EXPECT_EQ(qwen2 ? lp.num_qkv_biases : lp.num_head_norms, m.config.num_layers);
+        EXPECT_EQ(qwen2 ? lp.num_head_norms : lp.num_qkv_biases, 0);
+        EXPECT_EQ(lp.sampled_vocab, m.config.vocab_size - 7);
+    }
+}
+
 TEST(LaunchPlan, RefusesWhatTheKernelsDoNotRunByName) {
     const Tiny m;
     const ModelPlan llama = m.plan();
     {
-        ModelPlan p = llama;
-        p.architecture = "Qwen2ForCausalLM";
-        std::get<QkvProjection>(p.layers[0].steps[1]).q_bias = p.add_tensor("model.layers.0.self_attn.q_proj.bias", m.weights.final_norm);
-        expect_refused(p, "CUDA backend: Qwen2ForCausalLM layer 0, q/k/v projection: q/k/v projection biases are not supported");
-    }
-    {
-        ModelPlan p = llama;
+        ModelPlan p = llama;  // a head norm with no q/k/v projection before it in its layer
         p.architecture = "Qwen3ForCausalLM";
         const TensorRef t = p.add_tensor("model.layers.3.self_attn.q_norm.weight", m.weights.final_norm);
-        p.layers[3].steps.insert(p.layers[3].steps.begin() + 2, HeadNorm{t, t, 1e-6f});
-        expect_refused(p, "CUDA backend: Qwen3ForCausalLM layer 3, q/k head norm: per-head q/k norms are not supported");
+        p.layers[3].steps.insert(p.layers[3].steps.begin() + 1, HeadNorm{t, t, 1e-6f});
+        expect_refused(p, "CUDA backend: Qwen3ForCausalLM layer 3, q/k head norm: the CUDA kernels normalise the q and k heads");
     }
     {
         ModelPlan p = llama;  // one layer with a window of its own

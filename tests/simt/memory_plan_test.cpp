@@ -171,6 +171,11 @@ TEST(MemoryPlan, TheEstimateIsWhatTheRunnerAllocates) {
     auto model = test::load_weights_only(test::fixture_path("models/tiny-awq"));
     const DeviceModel dm = upload_model(*model, nullptr, {});
     EXPECT_EQ(dm.bytes, device_weight_bytes(*model) + dm.rope_bytes());  // what was uploaded is what was estimated
+    for (const char* family : {"tiny-qwen2", "tiny-qwen3"}) {  // with q/k/v biases, with q/k head norms
+        auto qwen = test::load_weights_only(test::fixture_path(std::string("models/") + family));
+        const DeviceModel dq = upload_model(*qwen, nullptr, {});
+        EXPECT_EQ(dq.bytes, device_weight_bytes(*qwen) + dq.rope_bytes()) << family;
+    }
     for (const RunnerConfig& rc : {limits(96, 8, 512), limits(300, 33, 200)}) {
         ModelRunner runner(model->config, dm, rc, 4);
         const KvLayout layout{model->config.num_layers, model->config.num_kv_heads, model->config.head_dim, 16, 4};

@@ -1,0 +1,317 @@
+#include "engine/remote/remote_engine.h"
+
+#include <curl/curl.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "engine/core/error.h"
+#include "engine/remote/openai_wire.h"
+#include "engine/remote/sse_stream.h"
+
+namespace folio::remote {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double ms_between(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::milli>(b - a).count(); }
+
+// What one HTTP exchange gives back; the body of a non-2xx answer is kept for its message.
+struct Exchange {
+    long status = 0;
+    CURLcode rc = CURLE_OK;
+    std::string curl_error;
+    std::string error_body;
+};
+
+struct Transfer {
+    std::function<bool(const char*, size_t)> on_body;  // 2xx body bytes; false stops the transfer
+    const std::atomic<bool>* cancel = nullptr;
+    CURL* curl = nullptr;
+    Exchange* exchange = nullptr;
+};
+
+size_t write_cb(char* data, size_t, size_t n, void* user) {
+    auto* t = static_cast<Transfer*>(user);
+    if (t->exchange->status == 0) curl_easy_getinfo(t->curl, CURLINFO_RESPONSE_CODE, &t->exchange->status);
+    if (t->exchange->status < 200 || t->exchange->status >= 300) {
+        if (t->exchange->error_body.size() < 65536) t->exchange->error_body.append(data, n);
+        return n;
+    }
+    if (t->cancel && t->cancel->load()) return 0;
+    return t->on_body(data, n) ? n : 0;
+}
+
+int progress_cb(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+    auto* t = static_cast<Transfer*>(user);
+    return t->cancel && t->cancel->load() ? 1 : 0;
+}
+
+Exchange http_exchange(const RemoteOptions& o, const std::string& url, const std::string* post_body, Transfer& t) {
+    static std::once_flag once;
+    std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+    Exchange ex;
+    CURL* curl = curl_easy_init();
+    if (!curl) throw Error("libcurl could not start a transfer");
+    char errbuf[CURL_ERROR_SIZE] = {0};
+    curl_slist* headers = nullptr;
+    headers = curl_slist_append(headers, "Accept: text/event-stream, application/json");
+    if (post_body) headers = curl_slist_append(headers, "Content-Type: application/json");
+    if (!o.api_key.empty()) headers = curl_slist_append(headers, ("Authorization: Bearer " + o.api_key).c_str());
+    t.curl = curl;
+    t.exchange = &ex;
+    curl_easy_setopt(curl, CURLOPT_URL, url.c_str());
+    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, errbuf);
+    curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 0L);  // the key must not follow a redirect elsewhere
+    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, o.connect_timeout_s);
+    curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, o.stall_timeout_s);
+    curl_easy_setopt(curl, CURLOPT_TCP_NODELAY, 1L);
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, write_cb);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &t);
+    curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, progress_cb);
+    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &t);
+    curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+    if (post_body) {
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDS, post_body->data());
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(post_body->size()));
+    }
+    ex.rc = curl_easy_perform(curl);
+    if (ex.status == 0) curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &ex.status);
+    ex.curl_error = errbuf[0] ? errbuf : curl_easy_strerror(ex.rc);
+    curl_slist_free_all(headers);
+    curl_easy_cleanup(curl);
+    return ex;
+}
+
+// A non-2xx answer as a sentence: who answered what, and for 401 what to check.
+std::string refusal_message(const std::string& base, const Exchange& ex) {
+    std::string m = "the server at " + base + " answered HTTP " + std::to_string(ex.status) + ": " + error_message_of(ex.error_body);
+    if (ex.status == 401) m += " (check --api-key)";
+    if (ex.status == 404) m += " (check --endpoint and --remote-model)";
+    return m;
+}
+
+std::string unreachable_message(const std::string& base, const Exchange& ex) {
+    return "cannot reach the server at " + base + ": " + ex.curl_error + " (is it running, and is --endpoint right?)";
+}
+
+}  // namespace
+
+std::string normalize_base_url(const std::string& endpoint) {
+    std::string u = endpoint;
+    if (u.rfind("http://", 0) != 0 && u.rfind("https://", 0) != 0)
+        throw Error("--endpoint needs an http:// or https:// URL (e.g. http://127.0.0.1:8080), got '" + endpoint + "'");
+    while (!u.empty() && u.back() == '/') u.pop_back();
+    if (u.size() < 3 || u.compare(u.size() - 3, 3, "/v1") != 0) u += "/v1";
+    return u;
+}
+
+struct RemoteEngine::Impl {
+    RemoteOptions options;
+    std::string base;
+
+    std::mutex mu;
+    std::condition_variable cv;
+    std::deque<Event> events;
+    std::function<void(const Event&)> callback;
+    RequestId next_id = 1;
+    std::map<RequestId, std::shared_ptr<std::atomic<bool>>> cancels;  // running requests
+    std::vector<std::thread> threads;
+
+    void emit(Event ev) {
+        std::function<void(const Event&)> cb;
+        {
+            std::lock_guard lock(mu);
+            cb = callback;
+            if (ev.kind != Event::Kind::Token) cancels.erase(ev.id);
+            if (!cb) {
+                events.push_back(std::move(ev));
+                cv.notify_all();
+                return;
+            }
+        }
+        cb(ev);
+    }
+
+    void run(RequestId id, Request request, std::shared_ptr<std::atomic<bool>> cancel, Clock::time_point t0);
+};
+
+void RemoteEngine::Impl::run(RequestId id, Request request, std::shared_ptr<std::atomic<bool>> cancel, Clock::time_point t0) {
+    Event end;
+    end.id = id;
+    end.kind = Event::Kind::Error;
+    end.reason = FinishReason::Error;
+    WireRequest wire;
+    try {
+        wire = to_wire(request, options.model);
+    } catch (const Error& e) {
+        end.message = e.what();
+        emit(std::move(end));
+        return;
+    }
+
+    int chunks = 0;
+    bool done = false;  // [DONE] seen
+    std::optional<FinishReason> finish;
+    std::string finish_name;
+    std::string stream_error;
+    Clock::time_point first{}, last{};
+    RequestTimings& tm = end.timings;
+    SseStream sse([&](const std::string& data) {
+        if (data == "[DONE]") {
+            done = true;
+            return;
+        }
+        WireChunk c = parse_chunk(data);
+        if (!c.error.empty()) {
+            stream_error = c.error;
+            return;
+        }
+        if (c.has_usage) {
+            tm.prompt_tokens = c.prompt_tokens;
+            tm.cached_prompt_tokens = c.cached_prompt_tokens;
+            tm.generated_tokens = c.completion_tokens;
+        }
+        if (c.has_text && !c.text.empty()) {  // a role-only or empty delta is no token
+            last = Clock::now();
+            if (chunks++ == 0) first = last;
+            Event ev;
+            ev.id = id;
+            ev.kind = Event::Kind::Token;
+            ev.text = std::move(c.text);
+            emit(std::move(ev));
+        }
+        if (c.finish) {
+            finish = c.finish;
+            finish_name = c.finish_name;
+        }
+    });
+    Transfer t;
+    t.cancel = cancel.get();
+    std::string parse_error;
+    t.on_body = [&](const char* data, size_t n) {
+        try {
+            sse.feed(data, n);
+        } catch (const Error& e) {
+            parse_error = e.what();
+            return false;
+        }
+        return !done && stream_error.empty();
+    };
+    const Exchange ex = http_exchange(options, base + wire.path, &wire.body, t);
+
+    const std::string partial = chunks > 0 ? " after " + std::to_string(chunks) + " chunks of text (the text so far is kept)" : "";
+    if (cancel->load()) {
+        end.kind = Event::Kind::Finished;
+        end.reason = FinishReason::Cancelled;
+    } else if (!parse_error.empty()) {
+        end.message = parse_error + partial;
+    } else if (!stream_error.empty()) {
+        end.message = "the server at " + base + " reported an error mid-reply: " + stream_error + partial;
+    } else if (ex.status != 0 && (ex.status < 200 || ex.status >= 300)) {
+        end.message = refusal_message(base, ex);
+    } else if (ex.rc != CURLE_OK && ex.rc != CURLE_WRITE_ERROR && ex.status == 0) {
+        end.message = unreachable_message(base, ex);
+    } else if (!finish || (ex.rc != CURLE_OK && ex.rc != CURLE_WRITE_ERROR && !done)) {
+        // Cut before the reply ended: a server that died, a dropped connection, a stream cut short.
+        end.message = "the connection to " + base + " broke mid-reply" + partial + ": " +
+                      (ex.rc != CURLE_OK ? ex.curl_error : std::string("the stream ended without a finish reason"));
+    } else if (*finish == FinishReason::Error) {
+        end.message = "the server at " + base + " ended the reply with finish_reason '" + finish_name + "'";
+    } else {
+        end.kind = Event::Kind::Finished;
+        end.reason = *finish;
+    }
+    if (chunks > 0) {
+        tm.ttft_ms = ms_between(t0, first);
+        if (tm.generated_tokens == 0) tm.generated_tokens = chunks;
+        const double decode_ms = ms_between(first, last);
+        if (tm.generated_tokens > 1 && decode_ms > 0) tm.decode_tok_s = (tm.generated_tokens - 1) / (decode_ms / 1000.0);
+    }
+    emit(std::move(end));
+}
+
+RemoteEngine::RemoteEngine(RemoteOptions options) : impl_(std::make_unique<Impl>()) {
+    impl_->base = normalize_base_url(options.endpoint);
+    impl_->options = std::move(options);
+    if (!impl_->options.model.empty()) return;
+    std::string body;
+    Transfer t;
+    t.on_body = [&body](const char* d, size_t n) {
+        if (body.size() > (8u << 20)) return false;
+        body.append(d, n);
+        return true;
+    };
+    const Exchange ex = http_exchange(impl_->options, impl_->base + "/models", nullptr, t);
+    if (ex.status == 0 || (ex.rc != CURLE_OK && ex.status < 300)) throw Error(unreachable_message(impl_->base, ex));
+    if (ex.status < 200 || ex.status >= 300) throw Error(refusal_message(impl_->base, ex));
+    const auto j = nlohmann::json::parse(body, nullptr, false);
+    if (j.is_discarded() || !j.contains("data") || !j["data"].is_array())
+        throw Error("the server at " + impl_->base + " answered /models with something that is not a model list; name one with --remote-model");
+    for (const auto& m : j["data"])
+        if (m.is_object() && m.contains("id") && m["id"].is_string()) {
+            impl_->options.model = m["id"].get<std::string>();
+            return;
+        }
+    throw Error("the server at " + impl_->base + " lists no model; name one with --remote-model");
+}
+
+RemoteEngine::~RemoteEngine() {
+    std::vector<std::thread> threads;
+    {
+        std::lock_guard lock(impl_->mu);
+        for (auto& [id, flag] : impl_->cancels) flag->store(true);
+        threads.swap(impl_->threads);
+    }
+    for (auto& th : threads) th.join();
+}
+
+RequestId RemoteEngine::submit(Request request) {
+    const auto t0 = Clock::now();
+    auto flag = std::make_shared<std::atomic<bool>>(false);
+    std::lock_guard lock(impl_->mu);
+    const RequestId id = impl_->next_id++;
+    impl_->cancels[id] = flag;
+    impl_->threads.emplace_back([this, id, flag, t0, r = std::move(request)]() mutable { impl_->run(id, std::move(r), flag, t0); });
+    return id;
+}
+
+void RemoteEngine::cancel(RequestId id) {
+    std::lock_guard lock(impl_->mu);
+    if (auto it = impl_->cancels.find(id); it != impl_->cancels.end()) it->second->store(true);
+}
+
+std::vector<Event> RemoteEngine::poll_events() {
+    std::lock_guard lock(impl_->mu);
+    std::vector<Event> out(std::make_move_iterator(impl_->events.begin()), std::make_move_iterator(impl_->events.end()));
+    impl_->events.clear();
+    return out;
+}
+
+std::vector<Event> RemoteEngine::wait_events(std::chrono::milliseconds timeout) {
+    std::unique_lock lock(impl_->mu);
+    impl_->cv.wait_for(lock, timeout, [this] { return !impl_->events.empty(); });
+    std::vector<Event> out(std::make_move_iterator(impl_->events.begin()), std::make_move_iterator(impl_->events.end()));
+    impl_->events.clear();
+    return out;
+}
+
+void RemoteEngine::set_event_callback(std::function<void(const Event&)> callback) {
+    std::lock_guard lock(impl_->mu);
+    impl_->callback = std::move(callback);
+}
+
+const std::string& RemoteEngine::model() const { return impl_->options.model; }
+const std::string& RemoteEngine::base_url() const { return impl_->base; }
+std::string RemoteEngine::describe() const { return "remote " + impl_->options.model + " at " + impl_->base; }
+
+}  // namespace folio::remote

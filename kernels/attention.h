@@ -1,5 +1,5 @@
 #pragma once
-// Paged attention over the KV pools (KvLayout order, fp16), for the decode tokens of a step
+// Paged attention over the KV pools (KvLayout order, fp16 or FP8), for the decode tokens of a step
 // (PagedAttention v1/v2: one query token per sequence, long contexts split into partitions that
 // separate thread blocks handle and a second kernel merges) and for prefill chunks (several query
 // tokens per sequence, causal, reading the cached prefix and the chunk's own K/V - written to the
@@ -9,15 +9,23 @@
 // query at position p attends to positions max(0, p - W + 1) .. p only; keys before are never read.
 #include <cstdint>
 
+#include "engine/kv/kv_dtype.h"
 #include "kernels/common/cuda_compat.h"
 
 namespace folio::cuda {
 
 bool attention_supports_head_dim(int head_dim);
 
+// One layer's pools: fp16, or one FP8 code per element (value = code * scale, the layer's k_scale or
+// v_scale read from device memory so that scales calibrated on the device need no host round trip).
+// FP8 kernels read codes as fp16 "scaled codes" (common/fp8.cuh) and fold the scales into the scores
+// (K) and the output (V).
 struct PagedKv {
-    const __half* k_pool = nullptr;  // one layer's K pool
-    const __half* v_pool = nullptr;
+    const void* k_pool = nullptr;  // one layer's K pool
+    const void* v_pool = nullptr;
+    KvCacheDtype dtype = KvCacheDtype::Auto;  // Auto: fp16
+    const float* k_scale = nullptr;  // FP8 only
+    const float* v_scale = nullptr;
     int num_kv_heads = 0;
     int head_dim = 0;
     int block_size = 16;

@@ -6,6 +6,7 @@
 // (max, sum, unnormalised output) and a second kernel merges them.
 #include "kernels/attention.h"
 
+#include "kernels/attention_kv.cuh"
 #include "kernels/common/device_utils.cuh"
 #include "kernels/common/launch.cuh"
 
@@ -46,7 +47,7 @@ __host__ __device__ inline size_t decode_smem_floats(int head_dim, int partition
     return size_t(kMaxHeads) * head_dim + (logits > reduce ? logits : reduce) + 2 * kMaxHeads;
 }
 
-template <int D>
+template <int D, bool kFp8>
 __global__ void __launch_bounds__(kThreads) decode_kernel(DecodeAttention a, PagedKv kv) {
     using S = Shape<D>;
     const int group = a.num_heads / kv.num_kv_heads;
@@ -79,15 +80,16 @@ __global__ void __launch_bounds__(kThreads) decode_kernel(DecodeAttention a, Pag
     float* head_sum = head_max + kMaxHeads;    // [kMaxHeads]
     float* work = head_sum + kMaxHeads;        // logits [kMaxHeads][P], later partial outputs
 
+    const bool e5m2 = kv_e5m2(kv);
+    const float k_factor = a.scale * kv_factor<kFp8>(kv.k_scale, e5m2);  // FP8: the K scale folds into q
+    const float v_factor = kv_factor<kFp8>(kv.v_scale, e5m2);
     const __half* q_row = a.q + size_t(a.q_rows[s]) * a.q_stride + size_t(h0) * D;
-    for (int i = tid; i < G * D; i += kThreads) q_s[i] = __half2float(q_row[i]) * a.scale;
+    for (int i = tid; i < G * D; i += kThreads) q_s[i] = __half2float(q_row[i]) * k_factor;
     __syncthreads();
 
     const int32_t* table = kv.block_tables + size_t(s) * kv.max_blocks_per_seq;
     const int bs = kv.block_size, kvheads = kv.num_kv_heads;
-    auto row_ptr = [&](const __half* pool, int pos) {
-        return pool + ((size_t(table[pos / bs]) * kvheads + kvh) * bs + pos % bs) * D;
-    };
+    auto row_off = [&](int pos) { return ((size_t(table[pos / bs]) * kvheads + kvh) * bs + pos % bs) * D; };
 
     // Scores: kLanesPerKey lanes per key, each owning kChunksPerLane 16-byte pieces.
     {
@@ -97,9 +99,9 @@ __global__ void __launch_bounds__(kThreads) decode_kernel(DecodeAttention a, Pag
             const int j = base + warp * S::kKeysPerWarp + key_in_warp;
             float k[S::kChunksPerLane][8];
             if (j < n) {
-                const __half* kp = row_ptr(kv.k_pool, start + j);
+                const size_t kp = row_off(start + j);
                 FOLIO_UNROLL
-                for (int c = 0; c < S::kChunksPerLane; ++c) load_half8(kp + (c * S::kLanesPerKey + sub) * 8, k[c]);
+                for (int c = 0; c < S::kChunksPerLane; ++c) load_kv8<kFp8>(kv.k_pool, kp + (c * S::kLanesPerKey + sub) * 8, e5m2, k[c]);
             } else {
                 FOLIO_UNROLL
                 for (int c = 0; c < S::kChunksPerLane; ++c)
@@ -157,7 +159,7 @@ __global__ void __launch_bounds__(kThreads) decode_kernel(DecodeAttention a, Pag
     if (rg < S::kRowGroups) {
         for (int j = rg; j < n; j += S::kRowGroups) {
             float v[8];
-            load_half8(row_ptr(kv.v_pool, start + j) + cv * 8, v);
+            load_kv8<kFp8>(kv.v_pool, row_off(start + j) + cv * 8, e5m2, v);
             FOLIO_UNROLL
             for (int g = 0; g < kMaxHeads; ++g) {
                 if (g < G) {
@@ -183,7 +185,7 @@ __global__ void __launch_bounds__(kThreads) decode_kernel(DecodeAttention a, Pag
         float o = 0.0f;
         for (int r = 0; r < S::kRowGroups; ++r) o += work[(r * kMaxHeads + g) * D + d];
         if (num_parts == 1) {
-            out_row[i] = __float2half_rn(o / head_sum[g]);
+            out_row[i] = __float2half_rn(o / head_sum[g] * v_factor);
         } else {
             const size_t sh = size_t(s) * a.num_heads + size_t(h0 + g);
             float* part_out = a.workspace + 2 * size_t(a.num_seqs) * a.num_heads * part_stride;
@@ -196,8 +198,10 @@ __global__ void __launch_bounds__(kThreads) decode_kernel(DecodeAttention a, Pag
     }
 }
 
-// Merges the partitions of sequences that had more than one: grid (head, sequence).
-__global__ void __launch_bounds__(kThreads) decode_reduce_kernel(DecodeAttention a, int head_dim) {
+// Merges the partitions of sequences that had more than one: grid (head, sequence). v_factor: the FP8
+// V scale (1 for fp16), applied once to the merged output.
+template <bool kFp8>
+__global__ void __launch_bounds__(kThreads) decode_reduce_kernel(DecodeAttention a, PagedKv kv, int head_dim) {
     const int h = int(blockIdx.x), s = int(blockIdx.y);
     const int len = a.seq_lens[s];
     const int num_parts = num_partitions(len, a.partition_size, a.window);
@@ -211,24 +215,31 @@ __global__ void __launch_bounds__(kThreads) decode_reduce_kernel(DecodeAttention
     for (int p = 0; p < num_parts; ++p) m = fmaxf(m, maxes[p]);
     float total = 0.0f;
     for (int p = 0; p < num_parts; ++p) total += sums[p] * expf(maxes[p] - m);
+    const float v_factor = kv_factor<kFp8>(kv.v_scale, kv_e5m2(kv));
     __half* out = a.out + size_t(a.q_rows[s]) * a.out_stride + size_t(h) * head_dim;
     for (int d = int(threadIdx.x); d < head_dim; d += kThreads) {
         float o = 0.0f;
         for (int p = 0; p < num_parts; ++p) o += part_out[size_t(p) * head_dim + d] * expf(maxes[p] - m);
-        out[d] = __float2half_rn(o / total);
+        out[d] = __float2half_rn(o / total * v_factor);
     }
+}
+
+template <int D, bool kFp8>
+void launch_decode_as(const DecodeAttention& a, const PagedKv& kv, cudaStream_t stream) {
+    const int group = a.num_heads / kv.num_kv_heads;
+    const int chunks = (group + kMaxHeads - 1) / kMaxHeads;
+    const size_t smem = decode_smem_floats(D, a.partition_size) * sizeof(float);
+    if (smem > 48 * 1024) allow_dynamic_smem(decode_kernel<D, kFp8>, smem);
+    launch(decode_kernel<D, kFp8>, dim3(unsigned(kv.num_kv_heads * chunks), unsigned(a.num_seqs), unsigned(a.max_partitions)),
+           dim3(kThreads), smem, stream, a, kv);
+    if (a.max_partitions > 1)
+        launch(decode_reduce_kernel<kFp8>, dim3(unsigned(a.num_heads), unsigned(a.num_seqs)), dim3(kThreads), 0, stream, a, kv, D);
 }
 
 template <int D>
 void launch_decode(const DecodeAttention& a, const PagedKv& kv, cudaStream_t stream) {
-    const int group = a.num_heads / kv.num_kv_heads;
-    const int chunks = (group + kMaxHeads - 1) / kMaxHeads;
-    const size_t smem = decode_smem_floats(D, a.partition_size) * sizeof(float);
-    if (smem > 48 * 1024) allow_dynamic_smem(decode_kernel<D>, smem);
-    launch(decode_kernel<D>, dim3(unsigned(kv.num_kv_heads * chunks), unsigned(a.num_seqs), unsigned(a.max_partitions)),
-           dim3(kThreads), smem, stream, a, kv);
-    if (a.max_partitions > 1)
-        launch(decode_reduce_kernel, dim3(unsigned(a.num_heads), unsigned(a.num_seqs)), dim3(kThreads), 0, stream, a, D);
+    if (is_fp8(kv.dtype)) launch_decode_as<D, true>(a, kv, stream);
+    else launch_decode_as<D, false>(a, kv, stream);
 }
 
 }  // namespace
@@ -252,6 +263,7 @@ void decode_attention(const DecodeAttention& a, const PagedKv& kv, cudaStream_t 
     if (a.partition_size <= 0 || decode_smem_floats(kv.head_dim, a.partition_size) * sizeof(float) > 96 * 1024)
         throw Error("decode_attention: partition size " + std::to_string(a.partition_size) + " does not fit shared memory");
     if (a.max_partitions > 1 && !a.workspace) throw Error("decode_attention: several partitions need a workspace");
+    if (is_fp8(kv.dtype) && (!kv.k_scale || !kv.v_scale)) throw Error("decode_attention: an FP8 KV cache needs its scales");
     switch (kv.head_dim) {
         case 8: return launch_decode<8>(a, kv, stream);
         case 16: return launch_decode<16>(a, kv, stream);

@@ -5,6 +5,7 @@
 // written to the pool - through the block table. Causal: the query at position p sees keys 0..p
 // (p - window + 1 .. p with a sliding window).
 #include "kernels/attention.h"
+#include "kernels/attention_kv.cuh"
 #include "kernels/attention_prefill_mma.h"
 
 #include "kernels/common/device_utils.cuh"
@@ -29,7 +30,7 @@ struct PrefillShape {
         size_t(kRows) * kQStride + size_t(kKeysPerTile) * kKStride + size_t(kKeysPerTile) * D + size_t(kRows) * (kKeysPerTile + 1);
 };
 
-template <int D>
+template <int D, bool kFp8>
 __global__ void __launch_bounds__(kThreads, 1) prefill_kernel(PrefillAttention a, PagedKv kv) {
     using S = PrefillShape<D>;
     const int tile = int(blockIdx.x), h = int(blockIdx.y);
@@ -47,10 +48,13 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_kernel(PrefillAttention a
     float* p_s = v_s + kKeysPerTile * D;                // [kRows][17]
 
     const int row0 = a.seq_q_row[s] + q0;
+    const bool e5m2 = kv_e5m2(kv);
+    const float k_factor = a.scale * kv_factor<kFp8>(kv.k_scale, e5m2);  // FP8: the K scale folds into q
+    const float v_factor = kv_factor<kFp8>(kv.v_scale, e5m2);
     for (int i = tid; i < S::kRows * D; i += kThreads) {
         const int r = i / D, d = i % D;
         q_s[r * S::kQStride + d] =
-            r < rows ? __half2float(a.q[size_t(row0 + r) * a.q_stride + size_t(h) * D + d]) * a.scale : 0.0f;
+            r < rows ? __half2float(a.q[size_t(row0 + r) * a.q_stride + size_t(h) * D + d]) * k_factor : 0.0f;
     }
 
     // Thread (row r, part t): scores of keys t*kKeysPerThread.., output dims t, t + kThreadsPerRow, ...
@@ -75,8 +79,8 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_kernel(PrefillAttention a
             float kf[8], vf[8];
             if (pos <= last_key) {
                 const size_t off = ((size_t(table[pos / bs]) * kv.num_kv_heads + kvh) * bs + pos % bs) * D + piece * 8;
-                load_half8(kv.k_pool + off, kf);
-                load_half8(kv.v_pool + off, vf);
+                load_kv8<kFp8>(kv.k_pool, off, e5m2, kf);
+                load_kv8<kFp8>(kv.v_pool, off, e5m2, vf);
             } else {
                 FOLIO_UNROLL
                 for (int e = 0; e < 8; ++e) kf[e] = vf[e] = 0.0f;
@@ -128,15 +132,21 @@ __global__ void __launch_bounds__(kThreads, 1) prefill_kernel(PrefillAttention a
         __half* out = a.out + size_t(row0 + r) * a.out_stride + size_t(h) * D;
         const float inv = 1.0f / l;
         FOLIO_UNROLL
-        for (int j = 0; j < S::kDimsPerThread; ++j) out[t + j * S::kThreadsPerRow] = __float2half_rn(o[j] * inv);
+        for (int j = 0; j < S::kDimsPerThread; ++j) out[t + j * S::kThreadsPerRow] = __float2half_rn(o[j] * inv * v_factor);
     }
+}
+
+template <int D, bool kFp8>
+void launch_prefill_as(const PrefillAttention& a, const PagedKv& kv, cudaStream_t stream) {
+    const size_t smem = PrefillShape<D>::kSmemFloats * sizeof(float);
+    if (smem > 48 * 1024) allow_dynamic_smem(prefill_kernel<D, kFp8>, smem);
+    launch(prefill_kernel<D, kFp8>, dim3(unsigned(a.num_tiles), unsigned(a.num_heads)), dim3(kThreads), smem, stream, a, kv);
 }
 
 template <int D>
 void launch_prefill(const PrefillAttention& a, const PagedKv& kv, cudaStream_t stream) {
-    const size_t smem = PrefillShape<D>::kSmemFloats * sizeof(float);
-    if (smem > 48 * 1024) allow_dynamic_smem(prefill_kernel<D>, smem);
-    launch(prefill_kernel<D>, dim3(unsigned(a.num_tiles), unsigned(a.num_heads)), dim3(kThreads), smem, stream, a, kv);
+    if (is_fp8(kv.dtype)) launch_prefill_as<D, true>(a, kv, stream);
+    else launch_prefill_as<D, false>(a, kv, stream);
 }
 
 }  // namespace
@@ -149,6 +159,7 @@ int prefill_tile_rows(int head_dim) {
 void prefill_attention(const PrefillAttention& a, const PagedKv& kv, cudaStream_t stream) {
     if (a.num_tiles <= 0) return;
     if (a.num_heads % kv.num_kv_heads != 0) throw Error("prefill_attention: num_heads must be a multiple of num_kv_heads");
+    if (is_fp8(kv.dtype) && (!kv.k_scale || !kv.v_scale)) throw Error("prefill_attention: an FP8 KV cache needs its scales");
     if (prefill_mma_supports(kv.head_dim)) return prefill_attention_mma(a, kv, stream);
     switch (kv.head_dim) {
         case 8: return launch_prefill<8>(a, kv, stream);

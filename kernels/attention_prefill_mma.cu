@@ -6,6 +6,7 @@
 // fragments of the P.V product without touching shared memory.
 #include "kernels/attention_prefill_mma.h"
 
+#include "kernels/attention_kv.cuh"
 #include "kernels/common/device_utils.cuh"
 #include "kernels/common/launch.cuh"
 #include "kernels/common/ptx.cuh"
@@ -18,7 +19,9 @@ constexpr int kThreads = 128;
 constexpr int kRows = 64;  // query rows per block
 constexpr int kKeys = 32;  // keys per shared-memory tile
 
-template <int D>
+// FP8 pools: the tile's codes go into shared memory as fp16 scaled codes (through registers; fp16
+// pools use cp.async), the K scale multiplies the scores and the V scale the output.
+template <int D, bool kFp8>
 __global__ void __launch_bounds__(kThreads) prefill_mma_kernel(PrefillAttention a, PagedKv kv) {
     constexpr int LD = D + 8;  // padded rows: conflict-free ldmatrix, 16-byte aligned
     __shared__ __align__(16) __half qs[kRows][LD];
@@ -35,6 +38,9 @@ __global__ void __launch_bounds__(kThreads) prefill_mma_kernel(PrefillAttention 
     const int row0 = a.seq_q_row[s] + q0;
     const int32_t* table = kv.block_tables + size_t(s) * kv.max_blocks_per_seq;
     const int bs = kv.block_size;
+    const bool e5m2 = kv_e5m2(kv);
+    const float score_scale = a.scale * kv_factor<kFp8>(kv.k_scale, e5m2);
+    const float v_factor = kv_factor<kFp8>(kv.v_scale, e5m2);
 
     for (int c = tid; c < kRows * (D / 8); c += kThreads) {
         const int r = c / (D / 8), piece = c % (D / 8);
@@ -69,8 +75,14 @@ __global__ void __launch_bounds__(kThreads) prefill_mma_kernel(PrefillAttention 
             const int p = k0 + key;
             const bool ok = p <= last_key;
             const size_t off = ok ? ((size_t(table[p / bs]) * kv.num_kv_heads + kvh) * bs + p % bs) * D + piece * 8 : 0;
-            ptx::cp_async_16(&ks[key][piece * 8], kv.k_pool + off, ok);
-            ptx::cp_async_16(&vs[key][piece * 8], kv.v_pool + off, ok);
+            if constexpr (kFp8) {
+                const uint4 zero = make_uint4(0, 0, 0, 0);
+                *reinterpret_cast<uint4*>(&ks[key][piece * 8]) = ok ? load_kv8_half<true>(kv.k_pool, off, e5m2) : zero;
+                *reinterpret_cast<uint4*>(&vs[key][piece * 8]) = ok ? load_kv8_half<true>(kv.v_pool, off, e5m2) : zero;
+            } else {
+                ptx::cp_async_16(&ks[key][piece * 8], static_cast<const __half*>(kv.k_pool) + off, ok);
+                ptx::cp_async_16(&vs[key][piece * 8], static_cast<const __half*>(kv.v_pool) + off, ok);
+            }
         }
         ptx::cp_async_commit();
         ptx::cp_async_wait<0>();
@@ -99,7 +111,7 @@ __global__ void __launch_bounds__(kThreads) prefill_mma_kernel(PrefillAttention 
             FOLIO_UNROLL
             for (int e = 0; e < 4; ++e) {
                 const int key = k0 + i * 8 + 2 * t + (e & 1);
-                sc[i][e] = key <= pos[e / 2] && key >= oldest[e / 2] ? sc[i][e] * a.scale : -INFINITY;
+                sc[i][e] = key <= pos[e / 2] && key >= oldest[e / 2] ? sc[i][e] * score_scale : -INFINITY;
             }
         // Online softmax, per row over the lane quad that holds it.
         FOLIO_UNROLL
@@ -151,11 +163,23 @@ __global__ void __launch_bounds__(kThreads) prefill_mma_kernel(PrefillAttention 
         const int row = warp * 16 + g + 8 * r;
         if (row >= rows) continue;
         __half* out = a.out + size_t(row0 + row) * a.out_stride + size_t(h) * D;
-        const float inv = 1.0f / l[r];
+        const float inv = 1.0f / l[r] * v_factor;
         FOLIO_UNROLL
         for (int i = 0; i < D / 8; ++i)
             *reinterpret_cast<__half2*>(out + i * 8 + 2 * t) = __floats2half2_rn(o[i][2 * r] * inv, o[i][2 * r + 1] * inv);
     }
+}
+
+template <bool kFp8>
+void launch_mma(const PrefillAttention& a, const PagedKv& kv, cudaStream_t stream) {
+    const dim3 grid(unsigned(a.num_tiles), unsigned(a.num_heads));
+    switch (kv.head_dim) {
+        case 64: return launch(prefill_mma_kernel<64, kFp8>, grid, dim3(kThreads), 0, stream, a, kv);
+        case 80: return launch(prefill_mma_kernel<80, kFp8>, grid, dim3(kThreads), 0, stream, a, kv);
+        case 96: return launch(prefill_mma_kernel<96, kFp8>, grid, dim3(kThreads), 0, stream, a, kv);
+        case 128: return launch(prefill_mma_kernel<128, kFp8>, grid, dim3(kThreads), 0, stream, a, kv);
+    }
+    throw Error("prefill_attention_mma: head_dim " + std::to_string(kv.head_dim) + " is not supported");
 }
 
 }  // namespace
@@ -163,14 +187,8 @@ __global__ void __launch_bounds__(kThreads) prefill_mma_kernel(PrefillAttention 
 bool prefill_mma_supports(int head_dim) { return head_dim == 64 || head_dim == 80 || head_dim == 96 || head_dim == 128; }
 
 void prefill_attention_mma(const PrefillAttention& a, const PagedKv& kv, cudaStream_t stream) {
-    const dim3 grid(unsigned(a.num_tiles), unsigned(a.num_heads));
-    switch (kv.head_dim) {
-        case 64: return launch(prefill_mma_kernel<64>, grid, dim3(kThreads), 0, stream, a, kv);
-        case 80: return launch(prefill_mma_kernel<80>, grid, dim3(kThreads), 0, stream, a, kv);
-        case 96: return launch(prefill_mma_kernel<96>, grid, dim3(kThreads), 0, stream, a, kv);
-        case 128: return launch(prefill_mma_kernel<128>, grid, dim3(kThreads), 0, stream, a, kv);
-    }
-    throw Error("prefill_attention_mma: head_dim " + std::to_string(kv.head_dim) + " is not supported");
+    if (is_fp8(kv.dtype)) return launch_mma<true>(a, kv, stream);
+    launch_mma<false>(a, kv, stream);
 }
 
 }  // namespace folio::cuda

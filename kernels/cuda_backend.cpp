@@ -45,7 +45,7 @@ public:
 
     std::string name() const override { return "cuda"; }
     std::string device_name() const override { return device_name_; }
-    size_t kv_bytes_per_block(const KvLayout& layout) const override { return layout.bytes_per_block(sizeof(__half)); }
+    size_t kv_bytes_per_block(const KvLayout& layout) const override { return layout.bytes_per_block(layout.element_bytes(sizeof(__half))); }
     int64_t plan_kv_blocks(const KvLayout& layout, uint64_t budget_bytes, int64_t min_blocks) const override;
     void allocate_kv(const KvLayout& layout) override;
     void forward(const ForwardBatch& batch, std::vector<float>& logits) override;
@@ -73,8 +73,9 @@ private:
     std::unique_ptr<ModelRunner> runner_;
     std::unique_ptr<StepInputs> inputs_;
     KvLayout layout_;
-    std::vector<DeviceBuffer<__half>> k_pools_, v_pools_;
-    DeviceBuffer<__half*> pool_ptrs_;
+    std::vector<DeviceBuffer<unsigned char>> k_pools_, v_pools_;  // fp16 or FP8 elements (layout_.dtype)
+    DeviceBuffer<void*> pool_ptrs_;
+    DeviceBuffer<float> kv_scales_;  // FP8: K and V scale of each layer
     DeviceBuffer<int32_t> sampled_dev_;
     PinnedBuffer<int32_t> sampled_host_;
     DeviceBuffer<int32_t> pairs_dev_;
@@ -107,14 +108,16 @@ CudaBackend::CudaBackend(const Model& model, const BackendOptions& options) : mo
         throw Error("FOLIO_CUDA_PARTITION_SIZE must be between 16 and 2048 keys, not " + std::to_string(rc_.partition_size));
     rc_.sliding_window = attention_window(model.config);
     rc_.policy = LinearPolicy::from_environment();
+    // FP8 tensor cores (mma e4m3) exist from sm_89 (Ada, Hopper); below, FP8 weights run weight-only.
+    rc_.policy.fp8_w8a8 = rc_.policy.fp8_w8a8 && prop.major * 10 + prop.minor >= 89;
     if (const char* g = std::getenv("FOLIO_CUDA_GRAPHS"); g && std::string(g) == "0") options_.cuda_graphs = false;
 
     // Before a byte is uploaded: weights, step buffers and one full-context sequence's KV must fit.
     MemoryNeed need;
     need.weights = device_weight_bytes(model);
     need.activations = ModelRunner::buffer_bytes(model.config, rc_, rc_.max_model_len) +
-                       LinearRunner::fixed_workspace_bytes(largest_fused_awq_elems(model), rc_.max_tokens, rc_.policy);
-    need.min_kv = kv_bytes_for_tokens(model, rc_.max_model_len);
+                       LinearRunner::fixed_workspace_bytes(largest_fused_awq_elems(model), rc_.max_tokens, rc_.policy, largest_fp8_in(model));
+    need.min_kv = kv_bytes_for_tokens(model, rc_.max_model_len, options.kv_cache_dtype);
     need.min_kv_what = "one " + std::to_string(rc_.max_model_len) + "-token sequence";
     const DeviceMemory before = device_memory();
     check_fits(device_name_, need, before, options.gpu_memory_utilization, 0);
@@ -183,11 +186,11 @@ void CudaBackend::set_pools(const KvLayout& layout, int max_context) {
     layout_ = layout;
     k_pools_.clear();
     v_pools_.clear();
-    const size_t elems = size_t(layout.num_blocks) * size_t(layout.block_elems());
-    std::vector<__half*> kp, vp, all;
+    const size_t bytes = size_t(layout.num_blocks) * size_t(layout.block_elems()) * layout.element_bytes(sizeof(__half));
+    std::vector<void*> kp, vp, all;
     for (int l = 0; l < layout.num_layers; ++l) {
-        k_pools_.emplace_back(elems, "KV cache");
-        v_pools_.emplace_back(elems, "KV cache");
+        k_pools_.emplace_back(bytes, "KV cache");
+        v_pools_.emplace_back(bytes, "KV cache");
         check(cudaMemsetAsync(k_pools_.back().get(), 0, k_pools_.back().bytes(), s()), "cudaMemset");
         check(cudaMemsetAsync(v_pools_.back().get(), 0, v_pools_.back().bytes(), s()), "cudaMemset");
         kp.push_back(k_pools_.back().get());
@@ -195,9 +198,17 @@ void CudaBackend::set_pools(const KvLayout& layout, int max_context) {
         all.push_back(kp.back());
         all.push_back(vp.back());
     }
-    pool_ptrs_ = DeviceBuffer<__half*>(all.size(), "KV pool table");
-    check(cudaMemcpy(pool_ptrs_.get(), all.data(), all.size() * sizeof(__half*), cudaMemcpyHostToDevice), "cudaMemcpy");
-    runner_->set_kv(layout, kp, vp, max_context);
+    pool_ptrs_ = DeviceBuffer<void*>(all.size(), "KV pool table");
+    check(cudaMemcpy(pool_ptrs_.get(), all.data(), all.size() * sizeof(void*), cudaMemcpyHostToDevice), "cudaMemcpy");
+    // The checkpoint's per-layer scales (1.0 without them); calibration may replace them on the device.
+    std::vector<float> scales;
+    for (const auto& L : model_.weights.layers) {
+        scales.push_back(L.k_scale);
+        scales.push_back(L.v_scale);
+    }
+    kv_scales_ = DeviceBuffer<float>(std::max<size_t>(scales.size(), 1), "KV cache scales");
+    check(cudaMemcpy(kv_scales_.get(), scales.data(), scales.size() * sizeof(float), cudaMemcpyHostToDevice), "cudaMemcpy");
+    runner_->set_kv(layout, kp, vp, max_context, kv_scales_.get());
     inputs_.reset();
     inputs_ = std::make_unique<StepInputs>(
         step_capacity(rc_.max_tokens, rc_.max_seqs, max_context, layout.block_size, tile_rows(), model_.config.vocab_size));
@@ -224,6 +235,8 @@ void CudaBackend::allocate_kv(const KvLayout& layout) {
     // workspace stays bounded by the window either way.
     const int64_t max_context = rc_.sliding_window > 0 ? rc_.max_model_len : std::min<int64_t>(rc_.max_model_len, pool_tokens);
     set_pools(layout, int(max_context));
+    // The profile step ran on a throwaway pool; the first real batch calibrates.
+    if (options_.kv_scales_from_first_batch && is_fp8(layout.dtype)) runner_->calibrate_kv_scales_on_next_forward();
 }
 
 void CudaBackend::forward(const ForwardBatch& batch, std::vector<float>& logits) {
@@ -330,7 +343,8 @@ void CudaBackend::copy_blocks(const std::vector<std::pair<int32_t, int32_t>>& sr
     }
     check(cudaMemcpyAsync(pairs_dev_.get(), pairs_host_.get(), 2 * src_dst.size() * sizeof(int32_t), cudaMemcpyHostToDevice, s()),
           "copy_blocks");
-    copy_kv_blocks(pool_ptrs_.get(), int(pool_ptrs_.size()), pairs_dev_.get(), int(src_dst.size()), layout_.block_elems(), s());
+    copy_kv_blocks(pool_ptrs_.get(), int(pool_ptrs_.size()), pairs_dev_.get(), int(src_dst.size()),
+                   layout_.block_elems() * int64_t(layout_.element_bytes(sizeof(__half))), s());
     check(cudaEventRecord(pairs_done_->get(), s()), "cudaEventRecord");
 }
 

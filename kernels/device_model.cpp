@@ -82,6 +82,7 @@ private:
 };
 
 size_t linear_bytes(const Linear& l) {
+    if (l.kind == Linear::Kind::Fp8) return size_t(l.in) * l.out + size_t(l.out) * 4;
     if (l.kind == Linear::Kind::Awq)
         return size_t(l.in) * l.out / 2 + size_t(l.in / l.awq.group_size) * l.out * 5 / 2;
     return size_t(l.in) * l.out * dtype_size(l.dense.dtype);
@@ -89,7 +90,8 @@ size_t linear_bytes(const Linear& l) {
 
 std::string describe(const std::vector<const Linear*>& parts) {
     std::string s;
-    for (const Linear* p : parts) s += (s.empty() ? "" : ", ") + std::string(p->kind == Linear::Kind::Awq ? "AWQ" : "dense");
+    for (const Linear* p : parts)
+        s += (s.empty() ? "" : ", ") + std::string(p->kind == Linear::Kind::Awq ? "AWQ" : p->kind == Linear::Kind::Fp8 ? "FP8" : "dense");
     return s;
 }
 
@@ -98,14 +100,32 @@ std::string describe(const std::vector<const Linear*>& parts) {
 DeviceLinear upload_fused(const std::vector<const Linear*>& parts, const std::vector<std::string>& names, const char* name,
                           Uploader& up) {
     DeviceLinear d;
-    d.kind = parts[0]->kind == Linear::Kind::Awq ? DeviceLinear::Kind::Awq : DeviceLinear::Kind::Dense;
+    d.kind = parts[0]->kind == Linear::Kind::Awq   ? DeviceLinear::Kind::Awq
+             : parts[0]->kind == Linear::Kind::Fp8 ? DeviceLinear::Kind::Fp8
+                                                   : DeviceLinear::Kind::Dense;
     d.in = parts[0]->in;
     for (const Linear* p : parts) {
         if (p->kind != parts[0]->kind || p->in != d.in ||
-            (p->kind == Linear::Kind::Awq && p->awq.group_size != parts[0]->awq.group_size))
+            (p->kind == Linear::Kind::Awq && p->awq.group_size != parts[0]->awq.group_size) ||
+            (p->kind == Linear::Kind::Fp8 && p->fp8.dtype != parts[0]->fp8.dtype))
             throw Error(std::string("CUDA backend: the parts of ") + name + " are stored differently (" + describe(parts) +
-                        "); the CUDA backend needs them all AWQ with one group size or all dense");
+                        "); the CUDA backend needs them all AWQ with one group size, all FP8 of one format or all dense");
         d.out += p->out;
+    }
+    if (d.kind == DeviceLinear::Kind::Fp8) {
+        // Rows one after another; each part's rows keep their own scales, so shards quantized with
+        // different scales fuse exactly (no requantization to a common scale).
+        d.e5m2 = parts[0]->fp8.dtype == DType::F8_E5M2;
+        d.codes = DeviceBuffer<uint8_t>(size_t(d.out) * d.in, name);
+        d.row_scales = DeviceBuffer<float>(size_t(d.out), name);
+        int row = 0;
+        for (const Linear* p : parts) {
+            up.bytes(d.codes.get() + size_t(row) * d.in, p->fp8.data, size_t(p->out) * p->in);
+            up.bytes(d.row_scales.get() + row, p->fp8.scales, size_t(p->out) * sizeof(float));
+            d.input_scale = std::max(d.input_scale, p->fp8.input_scale);
+            row += p->out;
+        }
+        return d;
     }
     if (d.kind == DeviceLinear::Kind::Dense) {
         d.weight = DeviceBuffer<__half>(size_t(d.out) * d.in, name);
@@ -217,6 +237,15 @@ size_t largest_fused_awq_elems(const Model& model) {
     return largest_awq(plan, plan_launches(plan));
 }
 
+// The widest FP8 matrix input the Linear launches read (the W8A8 activation workspace).
+int largest_fp8_in(const Model& model) {
+    const ModelPlan plan = plan_model(model.config, model.weights);
+    int in = 0;
+    for (const NamedLinear& nl : plan.linears)
+        if (nl.linear->kind == Linear::Kind::Fp8) in = std::max(in, nl.linear->in);
+    return in;
+}
+
 DeviceModel upload_model(const Model& model, cudaStream_t stream, const LoadProgressFn& progress) {
     check_model_supported(model);
     const ModelConfig& c = model.config;
@@ -269,6 +298,12 @@ DeviceModel upload_model(const Model& model, cudaStream_t stream, const LoadProg
     for (const auto& n : d.head_norms) d.bytes += n.bytes();
     for (const auto& l : d.linears) d.bytes += l.bytes();
     d.largest_awq_elems = largest_awq(plan, d.plan);
+    const bool act_quant = c.quant.method == QuantConfig::Method::Fp8 && c.quant.fp8.activations != Fp8Config::Activations::WeightOnly;
+    for (DeviceLinear& x : d.linears)
+        if (x.kind == DeviceLinear::Kind::Fp8) {
+            d.largest_fp8_in = std::max(d.largest_fp8_in, x.in);
+            x.quantize_activations = act_quant;
+        }
     check(cudaStreamSynchronize(stream), "weight upload");
     return d;
 }

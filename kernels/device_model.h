@@ -1,10 +1,10 @@
 #pragma once
 // The model's weights on the device, in the layouts the kernels read, uploaded as the launch plan
 // (launch_plan.h) reads them: fp16 for dense matrices, embeddings and the (tied or separate) lm_head;
-// AWQ matrices kept in the AutoAWQ GEMM layout; fp32 norm weights, q/k/v biases and RoPE inverse
-// frequencies. The
-// parts of a fused Linear launch (q/k/v, gate/up) become one matrix (their rows side by side), so a
-// Llama layer runs four matrix products instead of seven.
+// AWQ matrices kept in the AutoAWQ GEMM layout; FP8 matrices as codes with a scale per row; fp32 norm
+// weights, q/k/v biases and RoPE inverse frequencies. The parts of a fused Linear launch (q/k/v,
+// gate/up) become one matrix (their rows side by side), so a Llama layer runs four matrix products
+// instead of seven.
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -22,9 +22,17 @@ struct Model;
 namespace folio::cuda {
 
 struct DeviceLinear {
-    enum class Kind { Dense, Awq };
+    enum class Kind { Dense, Awq, Fp8 };
     Kind kind = Kind::Dense;
     int in = 0, out = 0, group_size = 0;
+    DeviceBuffer<uint8_t> codes;       // FP8 [out, in]: fused parts' rows one after another
+    DeviceBuffer<float> row_scales;    // FP8 [out]: each part keeps its own scales (no requantization)
+    bool e5m2 = false;                 // FP8 E5M2 codes (else E4M3)
+    // FP8 with a static activation scheme: the largest of the parts' input_scale (one scale for the
+    // fused product, as vLLM takes the max of the shards'); 0: scaled per token at run time.
+    float input_scale = 0.0f;
+    // FP8: the checkpoint allows quantized activations (its scheme is not weight-only).
+    bool quantize_activations = false;
     DeviceBuffer<__half> weight;    // dense [out, in], when owned
     const __half* dense = nullptr;  // weight.get(), or the embedding table for a tied lm_head
     DeviceBuffer<int32_t> qweight;  // [in, out/8]
@@ -33,7 +41,10 @@ struct DeviceLinear {
 
     AwqWeightsView awq_view() const { return {qweight.get(), qzeros.get(), scales.get(), in, out, group_size}; }
     DenseWeightsView dense_view() const { return {dense, in, out}; }
-    size_t bytes() const { return weight.bytes() + qweight.bytes() + qzeros.bytes() + scales.bytes(); }
+    Fp8WeightsView fp8_view() const { return {codes.get(), row_scales.get(), in, out, e5m2}; }
+    size_t bytes() const {
+        return weight.bytes() + qweight.bytes() + qzeros.bytes() + scales.bytes() + codes.bytes() + row_scales.bytes();
+    }
 };
 
 struct DeviceModel {
@@ -48,6 +59,7 @@ struct DeviceModel {
     std::vector<DeviceBuffer<float>> rope_tables;  // inv_freq [head_dim / 2] each
     size_t bytes = 0;              // all of the above
     size_t largest_awq_elems = 0;  // in * out of the largest AWQ matrix (dequantisation workspace)
+    int largest_fp8_in = 0;        // the widest FP8 matrix input (W8A8 activation workspace)
 
     size_t rope_bytes() const;
 };
@@ -57,6 +69,9 @@ void check_model_supported(const Model& model);
 
 // in * out of the largest AWQ matrix as upload_model fuses them (the dequantisation workspace).
 size_t largest_fused_awq_elems(const Model& model);
+
+// The widest input of an FP8 matrix (0: none), for the W8A8 activation workspace.
+int largest_fp8_in(const Model& model);
 
 // Uploads (and converts, fuses) every weight; `progress` gets "uploading to GPU" in MiB.
 DeviceModel upload_model(const Model& model, cudaStream_t stream, const LoadProgressFn& progress);

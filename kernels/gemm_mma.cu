@@ -2,10 +2,13 @@
 // Block tile 64x64x32, 4 warps of 32x32, two shared-memory stages: the next A tile streams in with
 // cp.async while the current one is multiplied. B comes either from fp16 weights [n, k] (cp.async,
 // then ldmatrix) or from AWQ int4 (global loads into registers one stage ahead, dequantised as
-// (q - z) * s into a [k, n] tile, then ldmatrix.trans). Rows past m, columns past n and (dense only)
-// a k that is not a multiple of 8 are handled by zero fill.
+// (q - z) * s into a [k, n] tile, then ldmatrix.trans) or from FP8 codes [n, k] (global loads one stage
+// ahead, decoded to fp16 scaled codes, exact, into an [n, k] tile; each output column is multiplied by
+// its row scale in the epilogue). Rows past m, columns past n and (dense and FP8) a k that is not a
+// multiple of 8 (16 for FP8) are handled by zero fill.
 #include "kernels/common/awq_pack.cuh"
 #include "kernels/common/device_utils.cuh"
+#include "kernels/common/fp8.cuh"
 #include "kernels/common/launch.cuh"
 #include "kernels/common/ptx.cuh"
 #include "kernels/common/split_k.cuh"
@@ -19,11 +22,15 @@ constexpr int kBM = 64, kBN = 64, kBK = 32;
 constexpr int kThreads = 128;
 constexpr int kPad = 8;  // halves of padding per shared row: conflict-free ldmatrix
 
+// Where the B tile comes from.
+constexpr int kBDense = 0, kBAwq = 1, kBFp8 = 2;
+
 struct GemmArgs {
     const __half* x;
     int m, k, n;
     AwqWeightsView awq;
     DenseWeightsView dense;
+    Fp8WeightsView fp8;
     void* y;
     int k_tiles_per_split;
     SplitKWorkspace ws;
@@ -36,8 +43,14 @@ struct AwqFetch {
     float s[2][8];
 };
 
-template <bool kAwq, bool kAligned, class Out>
+// FP8 B tile in flight: 16 codes per thread (64 rows x 32 codes).
+struct Fp8Fetch {
+    uint4 q;
+};
+
+template <int kB, bool kAligned, class Out>
 __global__ void __launch_bounds__(kThreads) gemm_kernel(GemmArgs a) {
+    constexpr bool kAwq = kB == kBAwq;
     __shared__ __align__(16) __half As[2][kBM][kBK + kPad];
     // Dense: [n][k]; AWQ: [k][n]. Same bytes either way.
     __shared__ __align__(16) __half Bs[2][kAwq ? kBK : kBN][(kAwq ? kBN : kBK) + kPad];
@@ -96,9 +109,28 @@ __global__ void __launch_bounds__(kThreads) gemm_kernel(GemmArgs a) {
             store_half8(&Bs[buf][kr][wc * 8], v);
         }
     };
-    auto issue_tile = [&](int kt, int buf, AwqFetch& f) {
+    // FP8: thread t holds codes [16 * (t % 2), +16) of row t / 2 of the tile.
+    auto fetch_fp8 = [&](Fp8Fetch& f, int k0) {
+        const int row = n0 + tid / 2, kk = k0 + (tid % 2) * 16;
+        if constexpr (kAligned) {  // k % 16 == 0: a piece is all in or all out
+            const bool ok = row < a.n && kk < a.k;
+            f.q = ok ? *reinterpret_cast<const uint4*>(a.fp8.w + size_t(row) * a.k + kk) : make_uint4(0, 0, 0, 0);
+        } else {
+            uint8_t b[16];
+            FOLIO_UNROLL
+            for (int e = 0; e < 16; ++e) b[e] = row < a.n && kk + e < a.k ? a.fp8.w[size_t(row) * a.k + kk + e] : uint8_t(0);
+            memcpy(&f.q, b, 16);
+        }
+    };
+    auto store_fp8 = [&](const Fp8Fetch& f, int buf) {
+        __half* dst = &reinterpret_cast<__half (*)[kBK + kPad]>(Bs[buf])[tid / 2][(tid % 2) * 16];
+        *reinterpret_cast<uint4*>(dst) = fp8x8_to_half8(make_uint2(f.q.x, f.q.y), a.fp8.e5m2);
+        *reinterpret_cast<uint4*>(dst + 8) = fp8x8_to_half8(make_uint2(f.q.z, f.q.w), a.fp8.e5m2);
+    };
+    auto issue_tile = [&](int kt, int buf, AwqFetch& f, Fp8Fetch& f8) {
         load_rows(As[buf], a.x, a.m, m0, kt * kBK);
-        if constexpr (kAwq) fetch_awq(f, kt * kBK);
+        if constexpr (kB == kBAwq) fetch_awq(f, kt * kBK);
+        else if constexpr (kB == kBFp8) fetch_fp8(f8, kt * kBK);
         else load_rows(reinterpret_cast<__half (*)[kBK + kPad]>(Bs[buf]), a.dense.w, a.n, n0, kt * kBK);
         ptx::cp_async_commit();
     };
@@ -112,16 +144,18 @@ __global__ void __launch_bounds__(kThreads) gemm_kernel(GemmArgs a) {
             for (int e = 0; e < 4; ++e) acc[i][j][e] = 0.0f;
 
     AwqFetch fetch;
+    Fp8Fetch fetch8;
     if (kt0 < kt1) {
-        issue_tile(kt0, 0, fetch);
-        if constexpr (kAwq) store_awq(fetch, 0);
+        issue_tile(kt0, 0, fetch, fetch8);
+        if constexpr (kB == kBAwq) store_awq(fetch, 0);
+        if constexpr (kB == kBFp8) store_fp8(fetch8, 0);
     }
     for (int kt = kt0; kt < kt1; ++kt) {
         const int cur = (kt - kt0) & 1;
         ptx::cp_async_wait<0>();
         __syncthreads();  // tile kt is in shared memory; nobody still reads the other stage
         const bool more = kt + 1 < kt1;
-        if (more) issue_tile(kt + 1, cur ^ 1, fetch);
+        if (more) issue_tile(kt + 1, cur ^ 1, fetch, fetch8);
         FOLIO_UNROLL
         for (int kk = 0; kk < kBK; kk += 16) {
             uint32_t af[2][4], bf[4][2];
@@ -145,13 +179,18 @@ __global__ void __launch_bounds__(kThreads) gemm_kernel(GemmArgs a) {
                 FOLIO_UNROLL
                 for (int ni = 0; ni < 4; ++ni) ptx::mma_m16n8k16_f16(acc[mi][ni], af[mi], bf[ni], acc[mi][ni]);
         }
-        if constexpr (kAwq)
+        if constexpr (kB == kBAwq)
             if (more) store_awq(fetch, cur ^ 1);  // that stage was last read before this iteration's barrier
+        if constexpr (kB == kBFp8)
+            if (more) store_fp8(fetch8, cur ^ 1);
     }
 
     // Epilogue: fragment (mi, ni, e) is row g (+8 for e >= 2), columns 2t, 2t+1 of its 16x8 tile.
     Out* y = static_cast<Out*>(a.y);
     const int g = lane / 4, t = lane % 4;
+    // FP8: each output column times its row scale (and 256 for E4M3), once, after the sums.
+    const float f16_scale = kB == kBFp8 ? fp8_f16_scale(a.fp8.e5m2) : 1.0f;
+    auto col_scale = [&](int col) { return kB == kBFp8 ? a.fp8.row_scale[col] * f16_scale : 1.0f; };
     const int splits = int(gridDim.z);
     float* part = a.ws.partials + size_t(blockIdx.z) * a.m * a.n;
     FOLIO_UNROLL
@@ -163,7 +202,7 @@ __global__ void __launch_bounds__(kThreads) gemm_kernel(GemmArgs a) {
                 const int row = m0 + wm * 32 + mi * 16 + g + (e >= 2 ? 8 : 0);
                 const int col = n0 + wn * 32 + ni * 8 + t * 2 + (e & 1);
                 if (row < a.m && col < a.n) {
-                    if (splits == 1) store_as(y + size_t(row) * a.n + col, acc[mi][ni][e]);
+                    if (splits == 1) store_as(y + size_t(row) * a.n + col, kB == kBFp8 ? acc[mi][ni][e] * col_scale(col) : acc[mi][ni][e]);
                     else part[size_t(row) * a.n + col] = acc[mi][ni][e];
                 }
             }
@@ -174,18 +213,18 @@ __global__ void __launch_bounds__(kThreads) gemm_kernel(GemmArgs a) {
         if (row >= a.m || col >= a.n) continue;
         float v = 0.0f;
         for (int sp = 0; sp < splits; ++sp) v += __ldcg(a.ws.partials + (size_t(sp) * a.m + row) * a.n + col);
-        store_as(y + size_t(row) * a.n + col, v);
+        store_as(y + size_t(row) * a.n + col, kB == kBFp8 ? v * col_scale(col) : v);
     }
 }
 
-template <bool kAwq, bool kAligned>
+template <int kB, bool kAligned>
 void launch_gemm(GemmArgs args, bool out_fp32, int splits, cudaStream_t stream) {
     const int k_tiles = (args.k + kBK - 1) / kBK;
     args.k_tiles_per_split = (k_tiles + splits - 1) / splits;
     splits = (k_tiles + args.k_tiles_per_split - 1) / args.k_tiles_per_split;
     const dim3 grid(unsigned((args.n + kBN - 1) / kBN), unsigned((args.m + kBM - 1) / kBM), unsigned(splits));
-    if (out_fp32) launch(gemm_kernel<kAwq, kAligned, float>, grid, dim3(kThreads), 0, stream, args);
-    else launch(gemm_kernel<kAwq, kAligned, __half>, grid, dim3(kThreads), 0, stream, args);
+    if (out_fp32) launch(gemm_kernel<kB, kAligned, float>, grid, dim3(kThreads), 0, stream, args);
+    else launch(gemm_kernel<kB, kAligned, __half>, grid, dim3(kThreads), 0, stream, args);
 }
 
 void check_workspace(int m, int n, int splits, const SplitKWorkspace& ws, const char* who) {
@@ -219,8 +258,8 @@ void gemm_mma_awq(const AwqWeightsView& w, const __half* x, int m, void* y, bool
         throw Error("gemm_mma_awq: group size must be a multiple of 32 dividing k, and n a multiple of 8");
     if (splits <= 0) splits = gemm_mma_splits(m, w.k, w.n, sm_count);
     check_workspace(m, w.n, splits, ws, "gemm_mma_awq");
-    GemmArgs a{x, m, w.k, w.n, w, {}, y, 0, ws};
-    launch_gemm<true, true>(a, out_fp32, splits, stream);
+    GemmArgs a{x, m, w.k, w.n, w, {}, {}, y, 0, ws};
+    launch_gemm<kBAwq, true>(a, out_fp32, splits, stream);
 }
 
 void gemm_mma_dense(const DenseWeightsView& w, const __half* x, int m, void* y, bool out_fp32, int splits, int sm_count,
@@ -228,10 +267,21 @@ void gemm_mma_dense(const DenseWeightsView& w, const __half* x, int m, void* y, 
     if (m <= 0) return;
     if (splits <= 0) splits = gemm_mma_splits(m, w.k, w.n, sm_count);
     check_workspace(m, w.n, splits, ws, "gemm_mma_dense");
-    GemmArgs a{x, m, w.k, w.n, {}, w, y, 0, ws};
+    GemmArgs a{x, m, w.k, w.n, {}, w, {}, y, 0, ws};
     // 16-byte copies need rows that start on 16 bytes: k a multiple of 8 halves.
-    if (w.k % 8 == 0) launch_gemm<false, true>(a, out_fp32, splits, stream);
-    else launch_gemm<false, false>(a, out_fp32, splits, stream);
+    if (w.k % 8 == 0) launch_gemm<kBDense, true>(a, out_fp32, splits, stream);
+    else launch_gemm<kBDense, false>(a, out_fp32, splits, stream);
+}
+
+void gemm_mma_fp8w(const Fp8WeightsView& w, const __half* x, int m, void* y, bool out_fp32, int splits, int sm_count,
+                   const SplitKWorkspace& ws, cudaStream_t stream) {
+    if (m <= 0) return;
+    if (splits <= 0) splits = gemm_mma_splits(m, w.k, w.n, sm_count);
+    check_workspace(m, w.n, splits, ws, "gemm_mma_fp8w");
+    GemmArgs a{x, m, w.k, w.n, {}, {}, w, y, 0, ws};
+    // 16 codes per load need rows that start on 16 bytes (and the activations' 16-byte copies with them).
+    if (w.k % 16 == 0) launch_gemm<kBFp8, true>(a, out_fp32, splits, stream);
+    else launch_gemm<kBFp8, false>(a, out_fp32, splits, stream);
 }
 
 }  // namespace folio::cuda

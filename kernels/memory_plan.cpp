@@ -20,6 +20,7 @@ std::string gb(double bytes) {
 
 uint64_t device_weight_bytes(const Model& model) {
     auto lin = [](const Linear& l) -> uint64_t {
+        if (l.kind == Linear::Kind::Fp8) return uint64_t(l.in) * l.out + uint64_t(l.out) * 4;  // codes + a scale per row
         if (l.kind == Linear::Kind::Awq)
             return uint64_t(l.in) * l.out / 2 + uint64_t(l.in / l.awq.group_size) * l.out / 2 +
                    uint64_t(l.in / l.awq.group_size) * l.out * 2;
@@ -43,9 +44,9 @@ uint64_t device_weight_bytes(const Model& model) {
     return b;
 }
 
-uint64_t kv_bytes_for_tokens(const Model& model, int64_t tokens) {
+uint64_t kv_bytes_for_tokens(const Model& model, int64_t tokens, KvCacheDtype dtype) {
     const ModelConfig& c = model.config;
-    return uint64_t(tokens) * 2 * uint64_t(c.num_layers) * uint64_t(c.num_kv_heads) * uint64_t(c.head_dim) * 2;
+    return uint64_t(tokens) * 2 * uint64_t(c.num_layers) * uint64_t(c.num_kv_heads) * uint64_t(c.head_dim) * (is_fp8(dtype) ? 1 : 2);
 }
 
 double usable_bytes(const DeviceMemory& now, double utilization, uint64_t ours_in_use) {

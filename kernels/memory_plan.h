@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <string>
 
+#include "engine/kv/kv_dtype.h"
+
 namespace folio {
 struct Model;
 }
@@ -28,8 +30,8 @@ struct MemoryNeed {
 // stored (4-bit weights, 4-bit zeros, fp16 scales); a tied lm_head is the embedding table.
 uint64_t device_weight_bytes(const Model& model);
 
-// KV bytes of `tokens` positions of one sequence (all layers, K and V, fp16).
-uint64_t kv_bytes_for_tokens(const Model& model, int64_t tokens);
+// KV bytes of `tokens` positions of one sequence (all layers, K and V, fp16 or one byte of FP8).
+uint64_t kv_bytes_for_tokens(const Model& model, int64_t tokens, KvCacheDtype dtype = KvCacheDtype::Auto);
 
 // As vLLM sizes it: everything this process may hold is gpu_memory_utilization of the device; what
 // is in use now (the CUDA context, other processes, and `ours_in_use`: the part of the need already

@@ -64,10 +64,14 @@ size_t ModelRunner::activation_bytes() const {
 
 int ModelRunner::decode_partitions(int table_width) const { return partitions_for(table_width * layout_.block_size, rc_); }
 
-void ModelRunner::set_kv(const KvLayout& layout, const std::vector<__half*>& k, const std::vector<__half*>& v, int max_context) {
+void ModelRunner::set_kv(const KvLayout& layout, const std::vector<void*>& k, const std::vector<void*>& v, int max_context,
+                         float* scales) {
+    if (is_fp8(layout.dtype) && !scales) throw Error("CUDA backend: an FP8 KV cache needs its scales");
     layout_ = layout;
     k_pools_ = k;
     v_pools_ = v;
+    kv_scales_ = scales;
+    if (is_fp8(layout.dtype)) kv_amax_ = DeviceBuffer<float>(2 * size_t(layout.num_layers), "KV scale calibration");
     const int width = (max_context + layout.block_size - 1) / layout.block_size;
     const size_t floats =
         decode_attention_workspace_floats(rc_.max_seqs, config_.num_heads, config_.head_dim, decode_partitions(width));
@@ -91,6 +95,9 @@ void ModelRunner::forward(const StepInputs& in, const StepCounts& c, cudaStream_
     const ModelConfig& cfg = config_;
     const int T = c.num_tokens, H = cfg.hidden_size, I = cfg.intermediate_size;
 
+    const bool calibrate = calibrate_ && is_fp8(layout_.dtype);
+    calibrate_ = false;
+    if (calibrate) check(cudaMemsetAsync(kv_amax_.get(), 0, kv_amax_.bytes(), stream), "cudaMemsetAsync");
     embedding_gather(model_.embed.get(), in.d_tokens(), residual_.get(), T, H, stream);
     // The model's plan as launches (launch_plan.h): the same kernels in the same order for every step,
     // so a decode step can be captured in a CUDA graph.
@@ -103,11 +110,20 @@ void ModelRunner::forward(const StepInputs& in, const StepCounts& c, cudaStream_
             case Launch::Op::Linear:
                 linear_.run(model_.linears[size_t(k.weight)], buffer(k.in), T, buffer(k.out), false, stream);
                 break;
-            case Launch::Op::RopeWriteKv:
-                rope_write_kv(qkv_.get(), in.d_positions(), model_.rope_tables[size_t(k.rope_table)].get(), in.d_slots(),
-                              k_pools_[size_t(k.layer)], v_pools_[size_t(k.layer)], T, cfg.num_heads, cfg.num_kv_heads, cfg.head_dim,
+            case Launch::Op::RopeWriteKv: {
+                const KvWriteTarget w = kv_write_target(k.layer);
+                const float* inv_freq = model_.rope_tables[size_t(k.rope_table)].get();
+                if (calibrate) {  // the first batch sets this layer's scales before anything is written
+                    KvWriteTarget m = w;
+                    m.amax = kv_amax_.get() + 2 * k.layer;
+                    rope_write_kv(qkv_.get(), in.d_positions(), inv_freq, in.d_slots(), m, T, cfg.num_heads, cfg.num_kv_heads,
+                                  cfg.head_dim, layout_.block_size, stream);
+                    kv_scales_from_amax(m.amax, kv_scales_ + 2 * k.layer, kv_scales_ + 2 * k.layer + 1, stream);
+                }
+                rope_write_kv(qkv_.get(), in.d_positions(), inv_freq, in.d_slots(), w, T, cfg.num_heads, cfg.num_kv_heads, cfg.head_dim,
                               layout_.block_size, stream);
                 break;
+            }
             case Launch::Op::Attention: attention(k, in, c, stream); break;
             case Launch::Op::SiluMul: silu_mul(gate_up_.get(), act_.get(), T, I, stream); break;
             case Launch::Op::QkvBias: qkv_bias_add(qkv_.get(), model_.qkv_biases[size_t(k.weight)].get(), T, qkv_width_, stream); break;
@@ -125,12 +141,25 @@ void ModelRunner::forward(const StepInputs& in, const StepCounts& c, cudaStream_
     mask_padded_vocab(logits_.get(), cfg.vocab_size, c.num_logit_rows, model_.plan.sampled_vocab, stream);
 }
 
+KvWriteTarget ModelRunner::kv_write_target(int layer) const {
+    KvWriteTarget w;
+    w.k_pool = k_pools_[size_t(layer)];
+    w.v_pool = v_pools_[size_t(layer)];
+    w.dtype = layout_.dtype;
+    w.k_scale = kv_scales_ ? kv_scales_ + 2 * layer : nullptr;
+    w.v_scale = kv_scales_ ? kv_scales_ + 2 * layer + 1 : nullptr;
+    return w;
+}
+
 void ModelRunner::attention(const Launch& k, const StepInputs& in, const StepCounts& c, cudaStream_t stream) {
     const ModelConfig& cfg = config_;
     const int q_width = cfg.num_heads * cfg.head_dim;
     PagedKv kv;
     kv.k_pool = k_pools_[size_t(k.layer)];
     kv.v_pool = v_pools_[size_t(k.layer)];
+    kv.dtype = layout_.dtype;
+    kv.k_scale = kv_scales_ ? kv_scales_ + 2 * k.layer : nullptr;
+    kv.v_scale = kv_scales_ ? kv_scales_ + 2 * k.layer + 1 : nullptr;
     kv.num_kv_heads = cfg.num_kv_heads;
     kv.head_dim = cfg.head_dim;
     kv.block_size = layout_.block_size;

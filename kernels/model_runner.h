@@ -13,6 +13,7 @@
 #include "kernels/device_buffer.h"
 #include "kernels/device_model.h"
 #include "kernels/linear_runner.h"
+#include "kernels/rope_kv.h"
 #include "kernels/step_inputs.h"
 
 namespace folio::cuda {
@@ -31,8 +32,14 @@ class ModelRunner {
 public:
     ModelRunner(const ModelConfig& config, const DeviceModel& model, const RunnerConfig& rc, int sm_count);
 
-    // The KV pools (one K and one V per layer) and the longest context a decode step can have.
-    void set_kv(const KvLayout& layout, const std::vector<__half*>& k, const std::vector<__half*>& v, int max_context);
+    // The KV pools (one K and one V per layer: fp16, or FP8 codes as layout.dtype says) and the longest
+    // context a decode step can have. FP8: `scales` is a device array of 2 * num_layers floats (K and V
+    // scale of layer 0, then layer 1, ...), read by the kernels on every step.
+    void set_kv(const KvLayout& layout, const std::vector<void*>& k, const std::vector<void*>& v, int max_context,
+                float* scales = nullptr);
+    // The next forward() first measures its K and V (per layer) and sets the FP8 scales from them
+    // (max |K| / 200, max |V| / 100) before writing the cache; later forwards use those scales.
+    void calibrate_kv_scales_on_next_forward() { calibrate_ = true; }
 
     // Enqueues the forward pass; logits of rows [0, num_logit_rows) end up in logits().
     void forward(const StepInputs& in, const StepCounts& c, cudaStream_t stream);
@@ -55,13 +62,18 @@ public:
 private:
     __half* buffer(StepBuffer b) const;
     void attention(const Launch& k, const StepInputs& in, const StepCounts& c, cudaStream_t stream);
+    // Layer `layer`'s pools with their element type and (FP8) scales, as rope_write_kv writes them.
+    KvWriteTarget kv_write_target(int layer) const;
 
     const ModelConfig& config_;
     const DeviceModel& model_;
     RunnerConfig rc_;
     LinearRunner linear_;
     KvLayout layout_;
-    std::vector<__half*> k_pools_, v_pools_;
+    std::vector<void*> k_pools_, v_pools_;
+    float* kv_scales_ = nullptr;
+    bool calibrate_ = false;
+    DeviceBuffer<float> kv_amax_;  // calibration: [2 * num_layers]
     int qkv_width_ = 0;
     DeviceBuffer<float> residual_;   // [T, hidden]
     DeviceBuffer<__half> normed_;    // [T, hidden]

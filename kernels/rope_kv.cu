@@ -1,6 +1,7 @@
 #include "kernels/rope_kv.h"
 
 #include "kernels/common/device_utils.cuh"
+#include "kernels/common/fp8.cuh"
 #include "kernels/common/launch.cuh"
 
 namespace folio::cuda {
@@ -9,14 +10,30 @@ namespace {
 
 constexpr int kMaxHalfDim = 128;  // head_dim <= 256
 
+// Stores one K or V element into a pool: fp16, or FP8 code of x / scale.
+__device__ __forceinline__ void store_kv(void* pool, int64_t i, float x, bool fp8, bool e5m2, float scale) {
+    if (fp8) static_cast<uint8_t*>(pool)[i] = fp8_encode(x / scale, e5m2);
+    else static_cast<__half*>(pool)[i] = __float2half_rn(x);
+}
+
+// |x| into a block-wide maximum kept as float bits (non-negative floats order as their bits).
+__device__ __forceinline__ void note_max(unsigned* m, float x) {
+    const float a = fabsf(x);
+    if (a <= 3.402823466e38f) atomicMax(m, __float_as_uint(a));  // finite only (NaN fails the test)
+}
+
 // One block per token: the cos/sin table of its position is computed once, then every head's pairs.
 __global__ void __launch_bounds__(128) rope_kv_kernel(__half* qkv, const int32_t* positions, const float* inv_freq,
-                                                      const int32_t* slot_mapping, __half* k_pool, __half* v_pool,
-                                                      int num_heads, int num_kv_heads, int head_dim, int block_size) {
+                                                      const int32_t* slot_mapping, KvWriteTarget kv, int num_heads, int num_kv_heads,
+                                                      int head_dim, int block_size) {
     __shared__ float cos_t[kMaxHalfDim];
     __shared__ float sin_t[kMaxHalfDim];
+    __shared__ unsigned block_max[2];
     const int t = int(blockIdx.x);
     const int half = head_dim / 2;
+    const bool measure = kv.amax != nullptr;
+    const bool fp8 = kv.dtype != KvCacheDtype::Auto, e5m2 = kv.dtype == KvCacheDtype::Fp8E5M2;
+    const float ks = fp8 && !measure ? *kv.k_scale : 1.0f, vs = fp8 && !measure ? *kv.v_scale : 1.0f;
     const float pos = float(positions[t]);
     for (int j = int(threadIdx.x); j < half; j += int(blockDim.x)) {
         float s, c;
@@ -24,62 +41,83 @@ __global__ void __launch_bounds__(128) rope_kv_kernel(__half* qkv, const int32_t
         cos_t[j] = c;
         sin_t[j] = s;
     }
+    if (threadIdx.x < 2) block_max[threadIdx.x] = 0u;
     __syncthreads();
     __half* row = qkv + size_t(t) * size_t(num_heads + 2 * num_kv_heads) * head_dim;
     const int slot = slot_mapping[t];
     const int64_t block = slot >= 0 ? slot / block_size : 0;
     const int offset = slot >= 0 ? slot % block_size : 0;
-    // Rotations: Q heads in place, K heads straight into the cache.
-    const int rot_tasks = (num_heads + num_kv_heads) * half;
+    // Rotations: Q heads in place, K heads straight into the cache (or only measured).
+    const int first_head = measure ? num_heads : 0;
+    const int rot_tasks = (num_heads + num_kv_heads - first_head) * half;
     for (int task = int(threadIdx.x); task < rot_tasks; task += int(blockDim.x)) {
-        const int h = task / half, j = task % half;
+        const int h = first_head + task / half, j = task % half;
         __half* v = row + size_t(h) * head_dim;
         const float x1 = __half2float(v[j]), x2 = __half2float(v[j + half]);
         const float r1 = x1 * cos_t[j] - x2 * sin_t[j];
         const float r2 = x2 * cos_t[j] + x1 * sin_t[j];
-        if (h < num_heads) {
+        if (measure) {
+            if (slot >= 0) {
+                note_max(&block_max[0], r1);
+                note_max(&block_max[0], r2);
+            }
+        } else if (h < num_heads) {
             v[j] = __float2half_rn(r1);
             v[j + half] = __float2half_rn(r2);
         } else if (slot >= 0) {
             const int kh = h - num_heads;
-            __half* dst = k_pool + ((block * num_kv_heads + kh) * block_size + offset) * head_dim;
-            dst[j] = __float2half_rn(r1);
-            dst[j + half] = __float2half_rn(r2);
+            const int64_t dst = ((block * num_kv_heads + kh) * block_size + offset) * head_dim;
+            store_kv(kv.k_pool, dst + j, r1, fp8, e5m2, ks);
+            store_kv(kv.k_pool, dst + j + half, r2, fp8, e5m2, ks);
         }
     }
-    if (slot < 0) return;
+    if (slot < 0) return;  // uniform across the block
     const __half* vsrc = row + size_t(num_heads + num_kv_heads) * head_dim;
     for (int i = int(threadIdx.x); i < num_kv_heads * head_dim; i += int(blockDim.x)) {
         const int kh = i / head_dim, d = i % head_dim;
-        v_pool[((block * num_kv_heads + kh) * block_size + offset) * head_dim + d] = vsrc[i];
+        if (measure) note_max(&block_max[1], __half2float(vsrc[i]));
+        else if (fp8) store_kv(kv.v_pool, ((block * num_kv_heads + kh) * block_size + offset) * head_dim + d, __half2float(vsrc[i]), true, e5m2, vs);
+        else static_cast<__half*>(kv.v_pool)[((block * num_kv_heads + kh) * block_size + offset) * head_dim + d] = vsrc[i];
     }
+    if (!measure) return;
+    __syncthreads();
+    if (threadIdx.x < 2) atomicMax(reinterpret_cast<unsigned*>(kv.amax) + threadIdx.x, block_max[threadIdx.x]);
 }
 
-__global__ void __launch_bounds__(256) copy_blocks_kernel(__half* const* pools, const int32_t* pairs, int64_t block_elems) {
-    __half* pool = pools[blockIdx.y];
+__global__ void __launch_bounds__(32) kv_scales_kernel(const float* amax, float* k_scale, float* v_scale) {
+    if (threadIdx.x != 0) return;
+    if (amax[0] > 0.0f) *k_scale = amax[0] / kKvScaleKRange;
+    if (amax[1] > 0.0f) *v_scale = amax[1] / kKvScaleVRange;
+}
+
+// Whole blocks in 8-byte moves (block_bytes is a multiple of 8: head_dim is).
+__global__ void __launch_bounds__(256) copy_blocks_kernel(void* const* pools, const int32_t* pairs, int64_t block_bytes) {
+    unsigned char* pool = static_cast<unsigned char*>(pools[blockIdx.y]);
     const int64_t src = pairs[2 * blockIdx.x], dst = pairs[2 * blockIdx.x + 1];
-    // block_elems is a multiple of 8 (head_dim is): 16-byte moves.
-    const uint4* s = reinterpret_cast<const uint4*>(pool + src * block_elems);
-    uint4* d = reinterpret_cast<uint4*>(pool + dst * block_elems);
-    for (int64_t i = threadIdx.x; i < block_elems / 8; i += blockDim.x) d[i] = s[i];
+    const uint2* s = reinterpret_cast<const uint2*>(pool + src * block_bytes);
+    uint2* d = reinterpret_cast<uint2*>(pool + dst * block_bytes);
+    for (int64_t i = threadIdx.x; i < block_bytes / 8; i += blockDim.x) d[i] = s[i];
 }
 
 }  // namespace
 
-void rope_write_kv(__half* qkv, const int32_t* positions, const float* inv_freq, const int32_t* slot_mapping,
-                   __half* k_pool, __half* v_pool, int num_tokens, int num_heads, int num_kv_heads, int head_dim,
-                   int block_size, cudaStream_t stream) {
+void rope_write_kv(__half* qkv, const int32_t* positions, const float* inv_freq, const int32_t* slot_mapping, const KvWriteTarget& kv,
+                   int num_tokens, int num_heads, int num_kv_heads, int head_dim, int block_size, cudaStream_t stream) {
     if (num_tokens <= 0) return;
     if (head_dim % 2 != 0 || head_dim / 2 > kMaxHalfDim) throw Error("rope_write_kv: head_dim must be even and at most 256");
-    launch(rope_kv_kernel, dim3(unsigned(num_tokens)), dim3(128), 0, stream, qkv, positions, inv_freq, slot_mapping, k_pool,
-           v_pool, num_heads, num_kv_heads, head_dim, block_size);
+    if (is_fp8(kv.dtype) && !kv.amax && (!kv.k_scale || !kv.v_scale)) throw Error("rope_write_kv: an FP8 KV cache needs its scales");
+    launch(rope_kv_kernel, dim3(unsigned(num_tokens)), dim3(128), 0, stream, qkv, positions, inv_freq, slot_mapping, kv, num_heads,
+           num_kv_heads, head_dim, block_size);
 }
 
-void copy_kv_blocks(__half* const* pools, int num_pools, const int32_t* pairs, int num_pairs, int64_t block_elems,
-                    cudaStream_t stream) {
+void kv_scales_from_amax(const float* amax, float* k_scale, float* v_scale, cudaStream_t stream) {
+    launch(kv_scales_kernel, dim3(1), dim3(32), 0, stream, amax, k_scale, v_scale);
+}
+
+void copy_kv_blocks(void* const* pools, int num_pools, const int32_t* pairs, int num_pairs, int64_t block_bytes, cudaStream_t stream) {
     if (num_pairs <= 0) return;
-    if (block_elems % 8 != 0) throw Error("copy_kv_blocks: block size in elements must be a multiple of 8");
-    launch(copy_blocks_kernel, dim3(unsigned(num_pairs), unsigned(num_pools)), dim3(256), 0, stream, pools, pairs, block_elems);
+    if (block_bytes % 8 != 0) throw Error("copy_kv_blocks: a block must be a multiple of 8 bytes");
+    launch(copy_blocks_kernel, dim3(unsigned(num_pairs), unsigned(num_pools)), dim3(256), 0, stream, pools, pairs, block_bytes);
 }
 
 }  // namespace folio::cuda

@@ -13,6 +13,8 @@ set(FOLIO_CUDA_KERNEL_SOURCES
   ${_k}/convert.cu
   ${_k}/dense_gemv.cu
   ${_k}/embedding.cu
+  ${_k}/fp8_gemv.cu
+  ${_k}/gemm_fp8_mma.cu
   ${_k}/gemm_mma.cu
   ${_k}/qkv_epilogue.cu
   ${_k}/rms_norm.cu

@@ -71,6 +71,9 @@ nlohmann::json summarize(const RunResult& run, const RunInfo& info) {
     j["mean_batch_seqs"] = run.mean_batch_seqs;
     j["kv_blocks_total"] = info.kv_blocks;
     j["block_size"] = info.block_size;
+    j["kv_cache_dtype"] = info.kv_cache_dtype;
+    j["kv_bytes_per_block"] = info.kv_bytes_per_block;
+    j["kv_pool_bytes"] = uint64_t(info.kv_blocks) * info.kv_bytes_per_block;
     j["peak_blocks_used"] = run.peak_blocks_used;
     j["kv_fragmentation"] = run.kv_fragmentation;
     j["preemptions"] = s.preemptions;
@@ -111,11 +114,21 @@ std::string format_table(const nlohmann::json& j) {
         return out.text;  // the server's steps and KV pool are not seen from here (its /metrics has them)
     }
     out.row("steps", "%lld, %.1f sequences per step on average", count("steps"), real("mean_batch_seqs"));
-    out.row("KV pool", "%lld blocks of %d, peak %lld used, fragmentation %.2f%%", count("kv_blocks_total"), j["block_size"].get<int>(),
-            count("peak_blocks_used"), 100.0 * real("kv_fragmentation"));
+    out.row("KV pool", "%lld blocks of %d (%s, %.1f MiB), peak %lld used, fragmentation %.2f%%", count("kv_blocks_total"),
+            j["block_size"].get<int>(), text("kv_cache_dtype"), double(j["kv_pool_bytes"].get<uint64_t>()) / 1048576.0, count("peak_blocks_used"),
+            100.0 * real("kv_fragmentation"));
+    if (j.contains("load_seconds"))
+        out.row("load", "%.1f s (of which %.1f s converting weights), peak memory %.0f MiB", real("load_seconds"), real("quantize_seconds"),
+                double(j["load_peak_rss_bytes"].get<uint64_t>()) / 1048576.0);
     out.row("preemptions", "%lld", count("preemptions"));
     out.row("prefix hit rate", "%.1f%%", 100.0 * real("prefix_hit_rate"));
     return out.text;
+}
+
+void add_load_report(nlohmann::json& result, const LoadReport& load) {
+    result["load_seconds"] = load.seconds;
+    result["quantize_seconds"] = load.quantize_seconds;
+    result["load_peak_rss_bytes"] = load.peak_rss_bytes;
 }
 
 void write_outputs(const RunResult& run, const std::string& path) {

@@ -113,6 +113,9 @@ nlohmann::json run_decode_suite(const Model& model,
     j["layers"] = model.config.num_layers;
     j["backend"] = core->backend().name();
     j["device"] = core->backend().device_name();
+    j["kv_cache_dtype"] = core->stats().kv_cache_dtype;
+    j["kv_bytes_per_block"] = core->stats().kv_bytes_per_block;
+    j["memory_rss_bytes"] = core->stats().memory.device_used;
     j["rounds"] = o.rounds;
     j["weight_bytes_per_token"] = uint64_t(bytes);
     j["read_gbps"] = median(read);
@@ -148,6 +151,11 @@ std::string format_decode_suite(const nlohmann::json& j) {
              j["device"].get<std::string>().c_str());
     out.line("  medians of %d alternating rounds\n", j["rounds"].get<int>());
     out.row("weights read per token", "%.1f MB", j["weight_bytes_per_token"].get<double>() / 1e6);
+    out.row("KV cache", "%s, %.1f KiB per block of 16 tokens", j["kv_cache_dtype"].get<std::string>().c_str(),
+            double(j["kv_bytes_per_block"].get<uint64_t>()) / 1024.0);
+    if (j.contains("load_seconds"))
+        out.row("load", "%.1f s (of which %.1f s converting weights), peak memory %.0f MiB", j["load_seconds"].get<double>(),
+                j["quantize_seconds"].get<double>(), double(j["load_peak_rss_bytes"].get<uint64_t>()) / 1048576.0);
     out.row("memory bandwidth", "read (sum, all cores, huge pages) %.2f GB/s (%.2f-%.2f over %zu probes), copy %.2f GB/s",
             j["read_gbps"].get<double>(), j["read_gbps_min"].get<double>(), j["read_gbps_max"].get<double>(),
             size_t(j["rounds"].get<int>()) * j["decode"].size(), j["copy_gbps"].get<double>());

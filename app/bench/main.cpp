@@ -43,6 +43,8 @@ const char* kUsage =
     "model:    --model DIR|dummy:NAME  [--tokenizer PATH (dummy models)] [--backend auto|cpu|cuda] [--threads N]\n"
     "          [--context N]            dummy models: their context length (max_position_embeddings)\n"
     "          [--cpu-activations int8|exact]  CPU matmuls: int8 activations (default; ~1e-2 of the logit range) or exact (3 int8 parts)\n"
+    "          [--quantization fp8]     fp16/bf16/fp32 decoder linears to FP8 E4M3 at load (load time and peak memory reported)\n"
+    "          [--kv-cache-dtype auto|fp8|fp8_e4m3|fp8_e5m2] [--calculate-kv-scales]  FP8 KV cache (scales from the first batch)\n"
     "workload: --prompts FILE.jsonl     one {\"prompt\": \"...\", \"max_tokens\": N} per line (raw text, no chat template)\n"
     "            [--max-tokens N]       when a line has no max_tokens (default 128)\n"
     "          or synthetic: --num-requests N (default 32) --input-len N|MIN:MAX (128) --output-len N|MIN:MAX (128)\n"
@@ -163,8 +165,9 @@ int run(int argc, char** argv) {
                           "output-len", "shared-prefix", "temperature", "rate", "concurrency", "batching", "static-batch-size",
                           "prefix-caching", "kv-blocks", "kv-cache-mib", "block-size", "max-num-seqs", "max-batched-tokens",
                           "dump-outputs", "cpu-activations", "suite", "rounds", "streams", "prefill-len", "decode-tokens", "bandwidth-mib",
-                          "context", "history-tokens", "window-s", "endpoint", "api-key", "remote-model", "vocab-size"},
-                         {"json", "ignore-eos"});
+                          "context", "history-tokens", "window-s", "quantization", "kv-cache-dtype", "endpoint", "api-key",
+                          "remote-model", "vocab-size"},
+                         {"json", "ignore-eos", "calculate-kv-scales"});
     args.expect_no_positional();
     const std::string suite = args.get_or("suite", "");
     if (!suite.empty() && suite != "compare" && suite != "decode" && suite != "frontdoor")
@@ -180,6 +183,7 @@ int run(int argc, char** argv) {
     backend.kind = parse_backend_kind(args.get_choice("backend", {"auto", "cpu", "cuda"}, "auto"));
     backend.num_threads = args.get_int("threads", 0);
     backend.cpu_activations = parse_cpu_activations(args.get_choice("cpu-activations", {"int8", "exact"}, "int8"));
+    backend.kv_scales_from_first_batch = args.has("calculate-kv-scales");
 
     EngineOptions engine;
     engine.backend = backend;
@@ -189,6 +193,9 @@ int run(int argc, char** argv) {
     const int kv_mib = args.get_int("kv-cache-mib", 0);
     if (kv_mib < 0) throw UsageError("--kv-cache-mib must be positive");
     engine.kv_cache_bytes = uint64_t(kv_mib) << 20;
+    engine.kv_cache_dtype = parse_kv_cache_dtype(args.get_or("kv-cache-dtype", "auto"));
+    if (backend.kv_scales_from_first_batch && !is_fp8(engine.kv_cache_dtype))
+        throw Error("--calculate-kv-scales sets the scales of an FP8 KV cache: add --kv-cache-dtype fp8");
     engine.max_num_seqs = args.get_int("max-num-seqs", 256);
     engine.max_num_batched_tokens = args.get_int("max-batched-tokens", 2048);
     engine.enable_prefix_caching = parse_on_off(args.get_or("prefix-caching", "on"), "prefix-caching");
@@ -204,6 +211,7 @@ int run(int argc, char** argv) {
 
     LoadOptions load;
     load.tokenizer_path = args.get_or("tokenizer", "");
+    load.quantization = args.get_or("quantization", "");
     std::unique_ptr<Model> loaded = load_model(spec, load);
     if (auto context = args.get("context")) {
         // A dummy's shape is a real checkpoint's, but nothing in its random weights depends on the
@@ -215,6 +223,7 @@ int run(int argc, char** argv) {
         loaded->tokenizer_config.model_max_length = n;
     }
     std::shared_ptr<const Model> model = std::move(loaded);
+    const LoadReport load_report{model->load_stats.seconds, model->load_stats.quantize_seconds, model->load_stats.peak_rss_bytes};
 
     auto make_core = [&](const EngineOptions& o) {
         return std::make_unique<SyncEngine>(model, make_backend(*model, backend_options_for(o)), o);
@@ -231,7 +240,7 @@ int run(int argc, char** argv) {
         const int mib = args.get_int("bandwidth-mib", 1024);
         if (mib < 1 || o.prefill_len < 1 || o.decode_tokens < 1) throw UsageError("--bandwidth-mib, --prefill-len and --decode-tokens must be positive");
         o.bandwidth_bytes = size_t(mib) << 20;
-        const nlohmann::json result = run_decode_suite(
+        nlohmann::json result = run_decode_suite(
             *model,
             [&](int64_t blocks, int seqs, int tokens) {
                 EngineOptions e = engine;
@@ -243,6 +252,7 @@ int run(int argc, char** argv) {
                 return make_core(e);
             },
             o);
+        add_load_report(result, load_report);
         std::fputs(json ? (result.dump() + "\n").c_str() : format_decode_suite(result).c_str(), stdout);
         return 0;
     }
@@ -302,9 +312,12 @@ int run(int argc, char** argv) {
     info.batching = batching;
     info.prefix_caching = engine.enable_prefix_caching;
     info.kv_blocks = core->num_kv_blocks();
+    info.kv_cache_dtype = core->stats().kv_cache_dtype;
+    info.kv_bytes_per_block = core->stats().kv_bytes_per_block;
     const RunResult result = run_workload(*core, workload, concurrency);
     if (auto path = args.get("dump-outputs")) write_outputs(result, *path);
-    const nlohmann::json summary = summarize(result, info);
+    nlohmann::json summary = summarize(result, info);
+    add_load_report(summary, load_report);
     std::fputs(json ? (summary.dump() + "\n").c_str() : format_table(summary).c_str(), stdout);
     int failed = 0;
     for (const auto& r : result.records) {

@@ -43,7 +43,7 @@ int run(int argc, char** argv, int first) {
     options.merge(sampling_options());
     options.merge(remote_options());
     options.insert({"max-tokens", "system"});
-    Args args(argc, argv, first, options, {});
+    Args args(argc, argv, first, options, model_flags());
     args.expect_no_positional();
     if (args.get_int("max-tokens", 1024) <= 0) throw UsageError("--max-tokens must be positive");
     if (!is_remote(args)) backend_from_args(args);  // a bad --backend is reported before the model loads

@@ -38,7 +38,9 @@ int run(int argc, char** argv, int first) {
     options.merge(sampling_options());
     options.merge(remote_options());
     options.insert({"prompt", "max-tokens", "stop", "system"});
-    Args args(argc, argv, first, options, {"raw", "json", "ignore-eos"});
+    auto flags = model_flags();
+    flags.insert({"raw", "json", "ignore-eos"});
+    Args args(argc, argv, first, options, flags);
     args.expect_no_positional();
     const std::string prompt = args.require("prompt");
     const int max_tokens = args.get_int("max-tokens", 256);

@@ -19,6 +19,7 @@ extern const Command generate_command;  // cmd_generate.cpp
 extern const Command chat_command;      // cmd_chat.cpp
 extern const Command tokenize_command;  // cmd_tokenize.cpp
 extern const Command template_command;  // cmd_template.cpp
+extern const Command perplexity_command;  // cmd_perplexity.cpp
 extern const Command detokenize_command;  // cmd_detokenize.cpp
 extern const Command pull_command;      // cmd_pull.cpp
 extern const Command models_command;    // cmd_models.cpp

@@ -19,7 +19,11 @@ CpuActivations cpu_activations_from_args(const Args& args) {
     return parse_cpu_activations(args.get_choice("cpu-activations", {"int8", "exact"}, "int8"));
 }
 
-std::set<std::string> model_options() { return {"model", "backend", "threads", "tokenizer", "kv-cache-mb", "weights-seed", "cpu-activations"}; }
+std::set<std::string> model_options() {
+    return {"model", "backend", "threads", "tokenizer", "kv-cache-mb", "weights-seed", "cpu-activations", "quantization", "kv-cache-dtype"};
+}
+
+std::set<std::string> model_flags() { return {"calculate-kv-scales"}; }
 
 std::set<std::string> sampling_options() {
     return {"temperature", "top-p", "top-k", "min-p", "repetition-penalty", "presence-penalty", "frequency-penalty", "seed"};
@@ -36,7 +40,11 @@ const char* model_options_usage() {
            "  --weights-seed N         seed of a dummy model's weights (default 1234)\n"
            "  --cpu-activations int8|exact\n"
            "                           the CPU backend's fast int8 activations (default), or its exact mode\n"
-           "                           (three int8 parts, fp32-class results: the reference the tests use)\n";
+           "                           (three int8 parts, fp32-class results: the reference the tests use)\n"
+           "  --quantization fp8       fp16/bf16 weights converted to FP8 at load\n"
+           "  --kv-cache-dtype auto|fp8|fp8_e4m3|fp8_e5m2\n"
+           "                           the KV cache's element type (auto: the model's dtype)\n"
+           "  --calculate-kv-scales    FP8 KV scales measured on the first batch (with --kv-cache-dtype fp8)\n";
 }
 
 const char* sampling_options_usage() {
@@ -54,8 +62,15 @@ std::shared_ptr<const Model> load_model_from_args(const Args& args, bool show_pr
     LoadOptions lo;
     lo.tokenizer_path = args.get_or("tokenizer", "");
     lo.seed = uint64_t(args.get_int("weights-seed", 1234));
+    lo.quantization = args.get_or("quantization", "");
     if (show_progress) lo.progress = terminal_load_progress();
-    return load_model(args.require("model"), lo);
+    auto m = load_model(args.require("model"), lo);
+    if (show_progress && m->load_stats.quantize_seconds > 0)
+        std::fprintf(stderr, "loaded %s in %.1f s, converted to FP8 in %.1f s (%.0f -> %.0f MiB of linears), peak memory %.0f MiB\n",
+                     m->name.c_str(), m->load_stats.seconds, m->load_stats.quantize_seconds,
+                     double(m->load_stats.quantized_bytes_before) / 1048576.0, double(m->load_stats.quantized_bytes_after) / 1048576.0,
+                     double(m->load_stats.peak_rss_bytes) / 1048576.0);
+    return m;
 }
 
 LoadProgressFn terminal_load_progress() {
@@ -91,6 +106,10 @@ EngineOptions engine_options_from_args(const Args& args) {
     const int mb = args.get_int("kv-cache-mb", 0);
     if (mb < 0) throw UsageError("--kv-cache-mb must be positive");
     o.kv_cache_bytes = uint64_t(mb) << 20;
+    o.kv_cache_dtype = parse_kv_cache_dtype(args.get_or("kv-cache-dtype", "auto"));
+    o.backend.kv_scales_from_first_batch = args.has("calculate-kv-scales");
+    if (o.backend.kv_scales_from_first_batch && !is_fp8(o.kv_cache_dtype))
+        throw Error("--calculate-kv-scales sets the scales of an FP8 KV cache: add --kv-cache-dtype fp8");
     return o;
 }
 

@@ -13,7 +13,9 @@
 namespace folio::cli {
 
 // Options every model-running command accepts.
-std::set<std::string> model_options();        // --model --backend --threads --tokenizer --kv-cache-mb --weights-seed --cpu-activations
+std::set<std::string> model_options();        // --model --backend --threads --tokenizer --kv-cache-mb --weights-seed
+                                              // --cpu-activations --quantization --kv-cache-dtype
+std::set<std::string> model_flags();          // --calculate-kv-scales
 std::set<std::string> sampling_options();     // --temperature --top-p --top-k --min-p --repetition-penalty --presence-penalty ...
 // Their lines of a usage text.
 const char* model_options_usage();

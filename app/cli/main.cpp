@@ -11,9 +11,9 @@
 namespace folio::cli {
 namespace {
 
-const Command* const kCommands[] = {&generate_command, &chat_command, &tokenize_command, &detokenize_command,
-                                    &template_command, &pull_command,  &models_command,     &rm_command,
-                                    &export_command};
+const Command* const kCommands[] = {&generate_command, &chat_command,   &tokenize_command, &detokenize_command,
+                                    &template_command, &perplexity_command, &pull_command, &models_command,
+                                    &rm_command,       &export_command};
 
 const Command* find_command(const std::string& name) {
     for (const Command* c : kCommands)
@@ -30,7 +30,8 @@ std::string usage() {
     }
     u += "\n`folio-cli COMMAND --help` shows a command's options. Every command that runs a model takes\n"
          "--backend auto|cpu|cuda (auto: CUDA when a GPU is present); generate and chat take\n"
-         "--cpu-activations int8|exact (the CPU backend's fast mode, the default, or its exact one), and\n"
+         "--cpu-activations int8|exact (the CPU backend's fast mode, the default, or its exact one),\n"
+         "--quantization fp8 and --kv-cache-dtype auto|fp8|fp8_e4m3|fp8_e5m2, and\n"
          "--backend remote --endpoint URL [--api-key KEY] [--remote-model NAME]: an OpenAI-compatible\n"
          "server (folio-server, vLLM, llama.cpp) runs the model instead of --model.\n"
          "exit status: 0 done, 1 failed (the message says why), 2 bad usage\n";

@@ -12,6 +12,7 @@
 
 #include "engine/backend/forward_batch.h"
 #include "engine/core/load_progress.h"
+#include "engine/kv/kv_dtype.h"
 #include "engine/kv/kv_layout.h"
 #include "engine/sampling/sampling_row.h"
 
@@ -38,7 +39,8 @@ public:
     virtual std::string name() const = 0;  // "cpu", "cuda"
     virtual std::string device_name() const = 0;  // "Intel Xeon ... (2 threads)", "NVIDIA GeForce RTX 4090"
 
-    // Bytes one KV block takes (all layers, K and V) in this backend's element type.
+    // Bytes one KV block takes (all layers, K and V) in this backend's element type (layout.dtype: the
+    // native fp32/fp16, or one byte of FP8).
     virtual size_t kv_bytes_per_block(const KvLayout& layout) const = 0;
     // How many blocks fit in `budget_bytes` (CPU) or in gpu_memory_utilization of the device (CUDA,
     // budget_bytes ignored when 0). Throws folio::Error naming sizes when not even `min_blocks` fit.
@@ -85,6 +87,12 @@ struct BackendOptions {
     float gpu_memory_utilization = 0.90f;
     // CPU: how activations meet the weights (see CpuActivations); the fast int8 mode unless asked.
     CpuActivations cpu_activations = CpuActivations::Int8;
+    // FP8 KV cache: compute each layer's k/v scales from the first batch written to the cache (max |K|
+    // / 200, max |V| / 100, as vLLM's calculate_kv_scales) instead of the checkpoint's or 1.0.
+    bool kv_scales_from_first_batch = false;
+    // The KV cache's element type the engine will ask for (EngineOptions::kv_cache_dtype): the CUDA
+    // backend sizes its smallest acceptable pool with it before the layout comes.
+    KvCacheDtype kv_cache_dtype = KvCacheDtype::Auto;
     // CUDA: the largest step the engine will build (activation buffers are sized for it up front,
     // as the KV pool gets what is left); the engine copies its EngineOptions values here.
     int max_num_batched_tokens = 2048;

@@ -9,6 +9,7 @@
 
 #include "engine/core/error.h"
 #include "engine/core/thread_pool.h"
+#include "engine/cpu/cpu_kv_cache.h"
 #include "engine/cpu/cpu_linear.h"
 #include "engine/cpu/kernels.h"
 #include "engine/cpu/ops.h"
@@ -72,6 +73,7 @@ public:
         check_cpu_plan(plan_);
         cpu::kernels();  // an unusable FOLIO_CPU_ISA fails here, not in the middle of a step
         act_parts_ = options.cpu_activations == CpuActivations::Exact ? 3 : 1;
+        kv_scales_from_first_batch_ = options.kv_scales_from_first_batch;
         // The plan lists the linears in the order a step runs them (lm_head last): AWQ ones are
         // packed in that order.
         std::vector<const Linear*> order;
@@ -110,7 +112,7 @@ public:
                " activations, " + cpu::kernels().isa + ")";
     }
 
-    size_t kv_bytes_per_block(const KvLayout& layout) const override { return layout.bytes_per_block(sizeof(float)); }
+    size_t kv_bytes_per_block(const KvLayout& layout) const override { return cpu::KvCache::bytes_per_block(layout); }
 
     int64_t plan_kv_blocks(const KvLayout& layout, uint64_t budget_bytes, int64_t min_blocks) const override {
         const uint64_t per_block = kv_bytes_per_block(layout);
@@ -126,25 +128,12 @@ public:
 
     void allocate_kv(const KvLayout& layout) override {
         layout_ = layout;
-        const size_t per_layer = size_t(layout.num_blocks) * size_t(layout.block_elems());
-        k_pool_.assign(size_t(layout.num_layers), {});
-        v_pool_.assign(size_t(layout.num_layers), {});
-        for (int l = 0; l < layout.num_layers; ++l) {
-            k_pool_[size_t(l)].assign(per_layer, 0.0f);
-            v_pool_[size_t(l)].assign(per_layer, 0.0f);
-        }
+        kv_.allocate(layout, model_.weights, kv_scales_from_first_batch_);
     }
 
     void forward(const ForwardBatch& batch, std::vector<float>& logits) override;
 
-    void copy_blocks(const std::vector<std::pair<int32_t, int32_t>>& src_dst) override {
-        const size_t n = size_t(layout_.block_elems());
-        for (int l = 0; l < layout_.num_layers; ++l)
-            for (const auto& [src, dst] : src_dst) {
-                std::copy_n(k_pool_[size_t(l)].data() + size_t(src) * n, n, k_pool_[size_t(l)].data() + size_t(dst) * n);
-                std::copy_n(v_pool_[size_t(l)].data() + size_t(src) * n, n, v_pool_[size_t(l)].data() + size_t(dst) * n);
-            }
-    }
+    void copy_blocks(const std::vector<std::pair<int32_t, int32_t>>& src_dst) override { kv_.copy_blocks(src_dst); }
 
     MemoryInfo memory() const override {
         MemoryInfo m;
@@ -153,8 +142,8 @@ public:
         statm >> pages >> resident;
         m.device_used = uint64_t(resident) * uint64_t(sysconf(_SC_PAGE_SIZE));
         m.device_total = uint64_t(sysconf(_SC_PHYS_PAGES)) * uint64_t(sysconf(_SC_PAGE_SIZE));
-        m.weights = streamed_bytes_;  // the linears as this backend holds them (packed, 8-bit lm_head)
-        m.kv_cache = uint64_t(layout_.num_blocks) * kv_bytes_per_block(layout_);
+        m.weights = streamed_bytes_;  // the linears as this backend holds them (packed, 8-bit lm_head, FP8)
+        m.kv_cache = kv_.bytes();
         return m;
     }
 
@@ -198,12 +187,13 @@ private:
     uint64_t streamed_bytes_ = 0;
     cpu::QuantizedActs acts_;
     KvLayout layout_;
-    std::vector<std::vector<float>> k_pool_, v_pool_;
+    cpu::KvCache kv_;
+    bool kv_scales_from_first_batch_ = false;
     Scratch s_;
 };
 
 void CpuBackend::check_batch(const ForwardBatch& batch) const {
-    if (k_pool_.empty()) throw Error("CPU backend: forward() before allocate_kv()");
+    if (!kv_.allocated()) throw Error("CPU backend: forward() before allocate_kv()");
     const int window = plan_.kv_window;
     for (const auto& seq : batch.seqs) {
         const int needed = (seq.context_before + seq.num_tokens + layout_.block_size - 1) / layout_.block_size;
@@ -340,16 +330,11 @@ void CpuBackend::run(const Rope& s, const StepArgs& a) {
 void CpuBackend::run(const Attention& s, const StepArgs& a) {
     const ForwardBatch& batch = a.batch;
     const int hd = cfg_.head_dim;
-    const int kv_dim = cfg_.num_kv_heads * hd;
-    float* kp = k_pool_[size_t(a.layer)].data();
-    float* vp = v_pool_[size_t(a.layer)].data();
-    for (const auto& seq : batch.seqs)
-        cpu::write_kv(s_.k.data() + size_t(seq.token_offset) * kv_dim, s_.v.data() + size_t(seq.token_offset) * kv_dim,
-                      seq.num_tokens, seq.context_before, layout_, kp, vp, batch.block_tables.data() + seq.block_table_offset);
+    // The cache's element type (fp32 or FP8, with its scales) is the KvCache's concern.
+    kv_.write(a.layer, s_.k.data(), s_.v.data(), batch.seqs, batch.block_tables.data());
     // One task per run of up to kMaxAttnRows query rows (token, head) of one sequence and one KV
     // head: each row's result depends only on its own sequence's cache, never on the task it shares.
     // Keys out of the window are never read.
-    const cpu::KernelTable& kt = cpu::kernels();
     pool_.run(int64_t(attn_tasks_.size()), [&](int64_t i) {
         const AttnTask& task = attn_tasks_[size_t(i)];
         const SeqSlice& seq = batch.seqs[size_t(task.seq)];
@@ -369,8 +354,8 @@ void CpuBackend::run(const Attention& s, const StepArgs& a) {
         }
         thread_local std::vector<float> scores;
         if (scores.size() < size_t(task.rows) * size_t(max_keys)) scores.resize(size_t(task.rows) * size_t(max_keys));
-        kt.attention_rows(q, o, first, keys, task.rows, task.kv_head, layout_, kp, vp, batch.block_tables.data() + seq.block_table_offset,
-                          s.scale, scores.data());
+        kv_.attention_rows(a.layer, q, o, first, keys, task.rows, task.kv_head, batch.block_tables.data() + seq.block_table_offset,
+                           s.scale, scores.data());
     });
 }
 

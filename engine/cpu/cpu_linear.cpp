@@ -14,12 +14,14 @@ PreparedLinear prepare_linear(const Linear& l) {
     p.in = l.in;
     p.out = l.out;
     if (l.kind == Linear::Kind::Dense) p.dense = l.dense;
+    else if (l.kind == Linear::Kind::Fp8) p.fp8 = l.fp8;
     else p.awq = pack_awq(l.awq);
     return p;
 }
 
 uint64_t streamed_bytes(const PreparedLinear& p) {
     if (p.kind == Linear::Kind::Awq) return uint64_t(p.awq.block_bytes) * uint64_t(p.awq.num_col_blocks);
+    if (p.kind == Linear::Kind::Fp8) return uint64_t(p.fp8.rows) * (uint64_t(p.fp8.cols) + sizeof(float));  // codes + row scales
     return uint64_t(p.dense.rows) * uint64_t(p.dense.cols) * dtype_size(p.dense.dtype);
 }
 
@@ -53,6 +55,8 @@ std::vector<PreparedLinear> prepare_linears(const std::vector<const Linear*>& in
             p.awq = pack_q8(l->dense, q8(i), arena);
         } else if (l->kind == Linear::Kind::Dense) {
             p.dense = l->dense;
+        } else if (l->kind == Linear::Kind::Fp8) {
+            p.fp8 = l->fp8;
         } else {
             p.awq = pack_awq(l->awq, arena);
         }
@@ -73,7 +77,7 @@ void run_linears(std::initializer_list<LinearOut> targets, const float* x, int m
                  ThreadPool& pool) {
     const KernelTable& k = kernels();
     bool quantized = false;
-    // Work units: 16-column blocks for AWQ, rows for dense. Chunks of about a quarter of a thread's
+    // Work units: 16-column blocks for AWQ, rows for dense and FP8. Chunks of about a quarter of a thread's
     // share keep both threads busy to the end while each chunk streams one contiguous weight range.
     int64_t units = 0;
     for (const auto& t : targets) units += t.w->kind == Linear::Kind::Awq ? t.w->awq.num_col_blocks : t.w->out;
@@ -93,6 +97,8 @@ void run_linears(std::initializer_list<LinearOut> targets, const float* x, int m
         const PreparedLinear& w = *task.target->w;
         if (w.kind == Linear::Kind::Awq) {
             k.awq_int(w.awq, task.begin, task.end, acts, m, task.target->y, w.out);
+        } else if (w.kind == Linear::Kind::Fp8) {
+            k.fp8_rows(w.fp8, task.begin, task.end, x, m, task.target->y);
         } else {
             k.dense_rows(w.dense, task.begin, task.end, x, m, task.target->y);
         }

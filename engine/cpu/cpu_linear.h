@@ -1,6 +1,6 @@
 #pragma once
-// The backend's view of one nn.Linear: dense matrices stay views into the checkpoint, AWQ matrices
-// are repacked at load (awq_packed.h). Linears that read the same input (q/k/v, gate/up) run as one
+// The backend's view of one nn.Linear: dense and FP8 matrices stay views into the checkpoint, AWQ
+// matrices are repacked at load (awq_packed.h). Linears that read the same input (q/k/v, gate/up) run as one
 // job on the pool, so a step pays one dispatch for them and both threads stream disjoint ranges.
 #include <functional>
 #include <initializer_list>
@@ -21,6 +21,7 @@ struct PreparedLinear {
     int in = 0, out = 0;
     DenseMatrix dense;  // kind == Dense
     AwqPacked awq;      // kind == Awq
+    Fp8Matrix fp8;      // kind == Fp8: a view, decoded inside the kernel (weight-only, W8A16)
 };
 
 PreparedLinear prepare_linear(const Linear& l);

@@ -24,6 +24,14 @@ namespace folio::cpu {
 
 inline constexpr int kMaxAttnRows = 16;
 
+// One layer's FP8 KV pools (KvLayout order, one code per element): value = code * scale.
+struct Fp8KvPools {
+    const uint8_t* k = nullptr;
+    const uint8_t* v = nullptr;
+    float k_scale = 1.0f, v_scale = 1.0f;
+    bool e5m2 = false;  // E5M2 codes (else E4M3)
+};
+
 struct KernelTable {
     const char* isa;  // "avx512", "avx2", "generic"
     // y[t, o] for o in [row_begin, row_end), t < m; W dense [out, in]; x [m, in]; y [m, out].
@@ -54,6 +62,16 @@ struct KernelTable {
     // out[i] = silu(gate[i]) * up[i] = gate[i] / (1 + e^-gate[i]) * up[i], with the softmax's exp16 (so
     // every instruction set gives the same bits); ops.h silu_mul calls this.
     void (*silu_mul)(const float* gate, const float* up, float* out, int64_t n);
+    // y[t, o] for o in [row_begin, row_end), t < m; FP8 W [out, in] decoded to its exact fp32 values
+    // (code * row scale, engine/core/fp8.h): bit for bit dense_rows on the dequantized fp32 matrix.
+    void (*fp8_rows)(const Fp8Matrix& w, int row_begin, int row_end, const float* x, int m, float* y);
+    // attention_row / attention_rows over FP8 pools, bit for bit the fp32 kernels on pools holding the
+    // decoded values (code * scale). head_dim at most 512.
+    void (*attention_row_fp8)(const float* q, float* out, int first_key, int num_keys, int kv_head, const KvLayout& layout,
+                              const Fp8KvPools& kv, const int32_t* block_table, float scale, float* scores);
+    void (*attention_rows_fp8)(const float* const* q, float* const* out, const int* first_key, const int* num_keys, int rows,
+                               int kv_head, const KvLayout& layout, const Fp8KvPools& kv, const int32_t* block_table, float scale,
+                               float* scores);
 };
 
 // The table the backend uses, chosen once per process: the fastest this CPU supports, or the one
@@ -70,7 +88,7 @@ const KernelTable& choose_kernels(const char* requested);
 // step allocates nothing once warm). Each slot is a separate buffer; contents are undefined on
 // return. Lives in a baseline translation unit so that instruction-set builds instantiate no
 // shared template code (std::vector and friends) of their own.
-enum class ScratchSlot { DenseRows, DenseAcc, AmxWeights, AmxAcc, Count };
+enum class ScratchSlot { DenseRows, DenseAcc, AmxWeights, AmxAcc, Fp8Rows, Fp8Out, Count };
 void* kernel_scratch(ScratchSlot slot, size_t bytes);
 
 }  // namespace folio::cpu

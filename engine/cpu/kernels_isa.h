@@ -19,6 +19,7 @@
 
 #include <immintrin.h>
 
+#include "engine/core/fp8.h"
 #include "engine/core/half.h"
 #include "engine/cpu/act_quant.h"
 #include "engine/cpu/awq_packed.h"

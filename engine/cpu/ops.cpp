@@ -44,11 +44,12 @@ void silu_mul(const float* gate, const float* up, float* out, int64_t n) { kerne
 
 void linear(const Linear& w, const float* x, int m, float* y, ThreadPool& pool) {
     const KernelTable& k = kernels();
-    if (w.kind == Linear::Kind::Dense) {
+    if (w.kind == Linear::Kind::Dense || w.kind == Linear::Kind::Fp8) {
         // Disjoint row ranges per task: each thread streams its own part of the weights.
         const int64_t grain = std::max<int64_t>(4, int64_t(w.out) / (int64_t(pool.size()) * 8));
         pool.parallel_for(w.out, (grain + 3) & ~int64_t(3), [&](int64_t b, int64_t e) {
-            k.dense_rows(w.dense, int(b), int(e), x, m, y);
+            if (w.kind == Linear::Kind::Fp8) k.fp8_rows(w.fp8, int(b), int(e), x, m, y);
+            else k.dense_rows(w.dense, int(b), int(e), x, m, y);
         });
     } else {
         const int64_t tiles = w.out / 8;

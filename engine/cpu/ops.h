@@ -28,8 +28,8 @@ void rope(float* x, int n, int num_heads, int head_dim, const int32_t* positions
 // out[i] = silu(gate[i]) * up[i], silu(g) = g / (1 + exp(-g)), exp within about 1 ulp (the kernels' exp16)
 void silu_mul(const float* gate, const float* up, float* out, int64_t n);
 
-// y[m, out] = x[m, in] . W^T for dense (F32/F16/BF16) or AWQ weights, W dequantized as
-// (q - z) * s in fp32. Each y element is a sum over `in` in a fixed order that depends only on
+// y[m, out] = x[m, in] . W^T for dense (F32/F16/BF16), FP8 (code * row scale in fp32) or AWQ
+// weights, W dequantized as (q - z) * s in fp32. Each y element is a sum over `in` in a fixed order that depends only on
 // `in` (never on m or on the row's position), so batching cannot change a result. (The CPU
 // backend itself runs AWQ matrices through the integer kernel of kernels.h on repacked weights,
 // with activations split into int8 parts (act_quant.h): within about 1e-6 of this, relatively.)

@@ -1,6 +1,6 @@
 #pragma once
 // The paged KV cache layout shared by every backend (CPU and CUDA use the same index arithmetic;
-// only the element type differs: fp32 on the CPU, fp16 on CUDA).
+// only the element type differs: fp32 on the CPU, fp16 on CUDA, or one byte of FP8 on both).
 //
 // For each layer there is one K pool and one V pool, each [num_blocks, num_kv_heads, block_size,
 // head_dim]: a block holds `block_size` consecutive token positions of one sequence for all KV heads.
@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+
+#include "engine/kv/kv_dtype.h"
 
 namespace folio {
 
@@ -35,7 +37,10 @@ struct KvLayout {
     int head_dim = 0;
     int block_size = 16;
     int64_t num_blocks = 0;
+    KvCacheDtype dtype = KvCacheDtype::Auto;
 
+    // Bytes of one element: the backend's native size for Auto, 1 for FP8.
+    size_t element_bytes(size_t native) const { return is_fp8(dtype) ? 1 : native; }
     // Elements of one block of one layer's K (or V) pool.
     int64_t block_elems() const { return int64_t(num_kv_heads) * block_size * head_dim; }
     // Offset of (block, kv_head, slot, dim 0) inside one layer's K (or V) pool.

@@ -1,6 +1,7 @@
 #include "engine/model/model.h"
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -9,6 +10,7 @@
 #include "engine/core/error.h"
 #include "engine/model/checkpoint.h"
 #include "engine/model/dummy_model.h"
+#include "engine/model/fp8_quantize.h"
 #include "engine/model/weights_loader.h"
 #include "engine/tokenizer/tokenizer_loader.h"
 
@@ -27,6 +29,11 @@ std::vector<int> Model::stop_token_ids() const {
 
 std::string Model::quantization_name() const {
     if (config.quant.method == QuantConfig::Method::Awq) return "awq-int4-g" + std::to_string(config.quant.group_size);
+    if (config.quant.method == QuantConfig::Method::Fp8) {
+        const Fp8Config& f = config.quant.fp8;
+        if (f.source == Fp8Config::Source::AtLoad) return "fp8-e4m3-channel (at load)";
+        return std::string("fp8-e4m3-") + (f.weight_scales == Fp8Config::WeightScales::PerChannel ? "channel" : "tensor");
+    }
     switch (config.torch_dtype) {
         case DType::F32: return "fp32";
         case DType::BF16: return "bf16";
@@ -94,6 +101,22 @@ std::unique_ptr<Model> load_dummy(const std::string& spec, const LoadOptions& op
     return m;
 }
 
+uint64_t peak_rss_bytes() {
+    std::ifstream in("/proc/self/status");
+    std::string key;
+    while (in >> key) {
+        if (key == "VmHWM:") {
+            uint64_t kb = 0;
+            in >> kb;
+            return kb * 1024;
+        }
+        in.ignore(1 << 20, '\n');
+    }
+    return 0;
+}
+
+std::unique_ptr<Model> load_as_stored(const std::string& spec, const LoadOptions& options);
+
 }  // namespace
 
 std::string model_display_name(const std::string& dir) {
@@ -110,6 +133,24 @@ std::string model_display_name(const std::string& dir) {
 }
 
 std::unique_ptr<Model> load_model(const std::string& spec, const LoadOptions& options) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const bool fp8 = parse_load_quantization(options.quantization);
+    auto m = load_as_stored(spec, options);
+    if (fp8) {
+        report(options.progress, "quantizing weights to FP8");
+        const Fp8QuantizeStats q = quantize_fp8_at_load(*m);
+        m->load_stats.quantize_seconds = q.seconds;
+        m->load_stats.quantized_bytes_before = q.bytes_before;
+        m->load_stats.quantized_bytes_after = q.bytes_after;
+    }
+    m->load_stats.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    m->load_stats.peak_rss_bytes = peak_rss_bytes();
+    return m;
+}
+
+namespace {
+
+std::unique_ptr<Model> load_as_stored(const std::string& spec, const LoadOptions& options) {
     if (spec.rfind("dummy:", 0) == 0) return load_dummy(spec, options);
     auto m = std::make_unique<Model>();
     report(options.progress, "reading config");
@@ -131,5 +172,7 @@ std::unique_ptr<Model> load_model(const std::string& spec, const LoadOptions& op
     m->weights = load_weights(checkpoint, m->config, options.progress);
     return m;
 }
+
+}  // namespace
 
 }  // namespace folio

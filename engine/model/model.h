@@ -23,6 +23,14 @@ struct GenerationDefaults {
     std::optional<int> top_k;
 };
 
+// How loading went, for the CLI and benchmarks.
+struct LoadStats {
+    double seconds = 0;           // the whole load_model call
+    double quantize_seconds = 0;  // of which converting weights at load (--quantization fp8)
+    uint64_t quantized_bytes_before = 0, quantized_bytes_after = 0;  // the converted linears
+    uint64_t peak_rss_bytes = 0;  // the process's peak resident memory when loading ended (VmHWM)
+};
+
 struct Model {
     std::string spec;  // what the user gave: a folder path or "dummy:NAME"
     std::string name;  // for display: folder name or dummy name
@@ -31,10 +39,12 @@ struct Model {
     std::shared_ptr<const Tokenizer> tokenizer;
     TokenizerConfig tokenizer_config;
     GenerationDefaults generation;
+    LoadStats load_stats;
 
     // Every id that ends generation: config eos ids, generation_config eos ids, tokenizer eos.
     std::vector<int> stop_token_ids() const;
-    // "fp16", "bf16", "fp32" or "awq-int4-g128".
+    // "fp16", "bf16", "fp32", "awq-int4-g128", "fp8-e4m3-tensor", "fp8-e4m3-channel" or
+    // "fp8-e4m3-channel (at load)".
     std::string quantization_name() const;
     int context_length() const { return config.max_position_embeddings; }
 };
@@ -45,6 +55,8 @@ struct LoadOptions {
     // dummy: models only: a folder or file with tokenizer.model to use (otherwise a byte tokenizer).
     std::string tokenizer_path;
     uint64_t seed = 1234;
+    // "" (as stored) or "fp8": decoder linears converted to FP8 E4M3 at load (engine/model/fp8_quantize.h).
+    std::string quantization;
 };
 
 // Loads a local HF folder or a dummy:NAME model. Throws folio::Error with a message naming the file,

@@ -19,8 +19,26 @@ struct RopeScaling {
     int original_max_position_embeddings = 8192;
 };
 
+// FP8 weights (engine/model/fp8_config.h parses them): AutoFP8 (quant_method "fp8") or llm-compressor
+// (quant_method "compressed-tensors", format "float-quantized"), or fp16/bf16 weights quantized at load.
+struct Fp8Config {
+    enum class Source { AutoFp8, CompressedTensors, AtLoad };
+    enum class WeightScales { PerTensor, PerChannel };
+    // What the checkpoint says about activations. Weight-only: none quantized. Dynamic scales are
+    // computed per forward pass (per tensor or per token); Static ones are each linear's input_scale.
+    enum class Activations { WeightOnly, DynamicPerTensor, DynamicPerToken, StaticPerTensor };
+    Source source = Source::AutoFp8;
+    WeightScales weight_scales = WeightScales::PerTensor;
+    Activations activations = Activations::DynamicPerTensor;
+    // Linear modules left unquantized: exact module names ("lm_head", "model.layers.0.mlp.down_proj")
+    // or, with the prefix "re:", regular expressions matched from the start of the name.
+    std::vector<std::string> ignored;
+    // compressed-tensors kv_cache_scheme: the checkpoint holds calibrated per-layer k/v scales.
+    bool kv_cache_scheme = false;
+};
+
 struct QuantConfig {
-    enum class Method { None, Awq };
+    enum class Method { None, Awq, Fp8 };
     Method method = Method::None;
     int bits = 4;
     int group_size = 128;
@@ -28,6 +46,7 @@ struct QuantConfig {
     std::string version = "gemm";
     // Linear modules left unquantized (matched as substrings of the tensor name, as AutoAWQ does).
     std::vector<std::string> modules_to_not_convert;
+    Fp8Config fp8;  // method == Fp8
 };
 
 struct ModelConfig {

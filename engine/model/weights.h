@@ -31,14 +31,29 @@ struct AwqMatrix {
     const uint16_t* scales = nullptr;  // IEEE fp16 bits
 };
 
+// An FP8 matrix [out, in] of 8-bit float codes with one fp32 scale per output row (a per-tensor scale
+// is repeated for every row; fused shards keep their own rows' scales):
+//   w[o][i] = float(code[o][i]) * scales[o]   (rounded once to fp32: the exact weight every backend uses)
+struct Fp8Matrix {
+    DType dtype = DType::F8_E4M3;  // F8_E4M3 or F8_E5M2
+    int rows = 0;                  // out features
+    int cols = 0;                  // in features
+    const uint8_t* data = nullptr;
+    const float* scales = nullptr;  // [rows]
+    // A static per-tensor activation scale from the checkpoint (input_scale); 0 when activations are
+    // scaled dynamically or not quantized. Only a backend that quantizes activations (W8A8) reads it.
+    float input_scale = 0.0f;
+};
+
 // One nn.Linear (no bias in Llama): y[out] = W x[in].
 struct Linear {
-    enum class Kind { Dense, Awq };
+    enum class Kind { Dense, Awq, Fp8 };
     Kind kind = Kind::Dense;
     int in = 0;
     int out = 0;
     DenseMatrix dense;  // valid when kind == Dense
     AwqMatrix awq;      // valid when kind == Awq
+    Fp8Matrix fp8;      // valid when kind == Fp8
 };
 
 // A 1-D or 2-D tensor of floats in any float dtype (norm weights, embeddings).
@@ -66,6 +81,9 @@ struct LayerWeights {
     FloatTensor q_norm, k_norm;
     FloatTensor post_attention_norm;  // [hidden]
     Linear gate_proj, up_proj, down_proj;
+    // FP8 KV cache scales of this layer (stored = fp8(x / scale), read = code * scale): from the
+    // checkpoint when it has them (kv_scales_from_checkpoint), else 1.0 as vLLM defaults.
+    float k_scale = 1.0f, v_scale = 1.0f;
 };
 
 struct ModelWeights {
@@ -73,6 +91,7 @@ struct ModelWeights {
     std::vector<LayerWeights> layers;
     FloatTensor final_norm;    // [hidden]
     Linear lm_head;            // [vocab, hidden]; a view of embed_tokens when tied
+    bool kv_scales_from_checkpoint = false;  // every layer's k_scale/v_scale came from the checkpoint
     // Keeps the memory behind the views alive (memory maps, owned buffers).
     std::vector<std::shared_ptr<const void>> storage;
     // Bytes of weights a decode step reads once (all linears + lm_head + norms); for benchmarks.

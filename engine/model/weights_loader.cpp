@@ -1,6 +1,8 @@
 #include "engine/model/weights_loader.h"
 
 #include "engine/core/error.h"
+#include "engine/model/fp8_config.h"
+#include "engine/model/fp8_weights.h"
 #include "engine/model/architectures.h"
 
 namespace folio {
@@ -20,13 +22,25 @@ bool not_converted(const QuantConfig& q, const std::string& module) {
     return false;
 }
 
-Linear load_linear(const Checkpoint& ck, const ModelConfig& c, const std::string& module, int in, int out) {
+// An unquantized linear's weight; an F8 tensor here means config.json does not describe the checkpoint.
+const TensorInfo& dense_weight(const Checkpoint& ck, const ModelConfig& c, const std::string& module, int in, int out) {
+    if (const TensorInfo* t = ck.find(module + ".weight"); t && is_fp8(t->dtype))
+        refuse_unexpected_fp8(*t, c.quant.method == QuantConfig::Method::Fp8
+                                      ? "config.json's quantization_config leaves " + module + " unquantized (its ignore list names it)"
+                                      : std::string("config.json has no FP8 quantization_config"));
+    return ck.require(module + ".weight", kFloatTypes, {out, in});
+}
+
+Linear load_linear(const Checkpoint& ck, const ModelConfig& c, const std::string& module, int in, int out,
+                   std::vector<std::shared_ptr<const void>>& storage) {
     Linear l;
     l.in = in;
     l.out = out;
+    if (c.quant.method == QuantConfig::Method::Fp8 && !fp8_ignored(c.quant.fp8, module))
+        return load_fp8_linear(ck, c.quant.fp8, module, in, out, storage);
     const bool awq = c.quant.method == QuantConfig::Method::Awq && !not_converted(c.quant, module);
     if (!awq) {
-        const TensorInfo& w = ck.require(module + ".weight", kFloatTypes, {out, in});
+        const TensorInfo& w = dense_weight(ck, c, module, in, out);
         l.kind = Linear::Kind::Dense;
         l.dense = DenseMatrix{w.dtype, out, in, w.data};
         return l;
@@ -53,6 +67,7 @@ Linear load_linear(const Checkpoint& ck, const ModelConfig& c, const std::string
 
 uint64_t linear_bytes(const Linear& l) {
     if (l.kind == Linear::Kind::Dense) return uint64_t(l.out) * uint64_t(l.in) * dtype_size(l.dense.dtype);
+    if (l.kind == Linear::Kind::Fp8) return uint64_t(l.out) * uint64_t(l.in) + uint64_t(l.out) * 4;  // codes + row scales
     const uint64_t groups = uint64_t(l.in / l.awq.group_size);
     return uint64_t(l.in) * uint64_t(l.out) / 2 + groups * uint64_t(l.out) / 2 + groups * uint64_t(l.out) * 2;
 }
@@ -83,13 +98,13 @@ ModelWeights load_weights(const Checkpoint& ck, const ModelConfig& c, const Load
         LayerWeights L;
         L.input_norm = float_tensor(ck, p + "input_layernorm.weight", {h});
         L.post_attention_norm = float_tensor(ck, p + "post_attention_layernorm.weight", {h});
-        L.q_proj = load_linear(ck, c, p + "self_attn.q_proj", h, c.num_heads * hd);
-        L.k_proj = load_linear(ck, c, p + "self_attn.k_proj", h, c.num_kv_heads * hd);
-        L.v_proj = load_linear(ck, c, p + "self_attn.v_proj", h, c.num_kv_heads * hd);
-        L.o_proj = load_linear(ck, c, p + "self_attn.o_proj", c.num_heads * hd, h);
-        L.gate_proj = load_linear(ck, c, p + "mlp.gate_proj", h, c.intermediate_size);
-        L.up_proj = load_linear(ck, c, p + "mlp.up_proj", h, c.intermediate_size);
-        L.down_proj = load_linear(ck, c, p + "mlp.down_proj", c.intermediate_size, h);
+        L.q_proj = load_linear(ck, c, p + "self_attn.q_proj", h, c.num_heads * hd, w.storage);
+        L.k_proj = load_linear(ck, c, p + "self_attn.k_proj", h, c.num_kv_heads * hd, w.storage);
+        L.v_proj = load_linear(ck, c, p + "self_attn.v_proj", h, c.num_kv_heads * hd, w.storage);
+        L.o_proj = load_linear(ck, c, p + "self_attn.o_proj", c.num_heads * hd, h, w.storage);
+        L.gate_proj = load_linear(ck, c, p + "mlp.gate_proj", h, c.intermediate_size, w.storage);
+        L.up_proj = load_linear(ck, c, p + "mlp.up_proj", h, c.intermediate_size, w.storage);
+        L.down_proj = load_linear(ck, c, p + "mlp.down_proj", c.intermediate_size, h, w.storage);
         // Biases stay in a float dtype next to AWQ's packed weights (AutoAWQ keeps them as nn.Linear does).
         if (arch && arch->qkv_bias) {
             L.q_bias = float_tensor(ck, p + "self_attn.q_proj.bias", {c.num_heads * hd});
@@ -104,6 +119,7 @@ ModelWeights load_weights(const Checkpoint& ck, const ModelConfig& c, const Load
         report(progress, "mapping weights", i + 1, c.num_layers + 1, "layers");
     }
     w.final_norm = float_tensor(ck, "model.norm.weight", {h});
+    load_kv_scales(ck, c, w);
     if (c.tie_word_embeddings || !ck.contains("lm_head.weight")) {
         if (!c.tie_word_embeddings)
             throw Error("tensor 'lm_head.weight' is missing from the checkpoint in " + ck.dir() +
@@ -114,6 +130,9 @@ ModelWeights load_weights(const Checkpoint& ck, const ModelConfig& c, const Load
         w.lm_head.out = c.vocab_size;
         w.lm_head.dense = DenseMatrix{w.embed_tokens.dtype, c.vocab_size, h, w.embed_tokens.data};
     } else {
+        // lm_head stays unquantized (as vLLM keeps it), whatever the ignore list says.
+        if (const TensorInfo* f = ck.find("lm_head.weight"); f && is_fp8(f->dtype))
+            refuse_unexpected_fp8(*f, "Folio keeps lm_head in fp16/bf16/fp32 (an FP8 lm_head is not supported)");
         const TensorInfo& t = ck.require("lm_head.weight", kFloatTypes, {c.vocab_size, h});
         w.lm_head.kind = Linear::Kind::Dense;
         w.lm_head.in = h;

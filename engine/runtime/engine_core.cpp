@@ -16,8 +16,9 @@ double ms_between(std::chrono::steady_clock::time_point a, std::chrono::steady_c
     return std::chrono::duration<double, std::milli>(b - a).count();
 }
 
-KvLayout kv_layout_of(const Model& model, int block_size) {
+KvLayout kv_layout_of(const Model& model, int block_size, KvCacheDtype dtype) {
     KvLayout l;
+    l.dtype = dtype;
     l.num_layers = model.config.num_layers;
     l.num_kv_heads = model.config.num_kv_heads;
     l.head_dim = model.config.head_dim;
@@ -44,7 +45,7 @@ SchedulerConfig scheduler_config(const Model& model, const Backend& backend, con
         const int64_t one_sequence = (int64_t(c.max_model_len) + c.block_size - 1) / c.block_size;
         // A sliding-window sequence holds only its window's blocks: that much runs it at full context.
         const int64_t least = blocks_to_run(c.max_model_len, c.sliding_window, c.block_size);
-        c.num_blocks = backend.plan_kv_blocks(kv_layout_of(model, c.block_size), o.kv_cache_bytes, least);
+        c.num_blocks = backend.plan_kv_blocks(kv_layout_of(model, c.block_size, o.kv_cache_dtype), o.kv_cache_bytes, least);
         // More than every sequence at full context can never be used (a small model would otherwise
         // take gigabytes of the default budget for nothing).
         if (o.kv_cache_bytes == 0) c.num_blocks = std::min(c.num_blocks, one_sequence * std::max(1, c.max_num_seqs));
@@ -77,10 +78,12 @@ EngineCore::EngineCore(std::shared_ptr<const Model> model, std::unique_ptr<Backe
       backend_(std::move(backend)),
       sched_(scheduler_config(*model_, *backend_, options)),
       seed_rng_(std::random_device{}()) {
-    KvLayout layout = kv_layout_of(*model_, options.block_size);
+    KvLayout layout = kv_layout_of(*model_, options.block_size, options.kv_cache_dtype);
     layout.num_blocks = sched_.kv().num_blocks();
     report(options.backend.progress, "allocating the KV cache");
     backend_->allocate_kv(layout);
+    kv_cache_dtype_ = kv_cache_dtype_name(options.kv_cache_dtype, backend_->name() == "cpu" ? "fp32" : "fp16");
+    kv_bytes_per_block_ = backend_->kv_bytes_per_block(layout);
     device_name_ = backend_->device_name();
 }
 
@@ -360,6 +363,8 @@ EngineStats EngineCore::stats() const {
     EngineStats st;
     const Clock::time_point now = Clock::now();
     st.kv = sched_.kv().counters();
+    st.kv_cache_dtype = kv_cache_dtype_;
+    st.kv_bytes_per_block = kv_bytes_per_block_;
     st.peak_blocks_used = peak_blocks_used_;
     st.running = sched_.num_running();
     st.waiting = sched_.num_waiting();

@@ -121,6 +121,8 @@ private:
     double last_step_ms_ = 0;
     int64_t peak_blocks_used_ = 0;
     std::string device_name_;
+    std::string kv_cache_dtype_;
+    uint64_t kv_bytes_per_block_ = 0;
     mutable MemoryInfo memory_;
     mutable Clock::time_point memory_at_{};
 };

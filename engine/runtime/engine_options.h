@@ -2,6 +2,7 @@
 #include <cstdint>
 
 #include "engine/backend/backend.h"
+#include "engine/kv/kv_dtype.h"
 
 namespace folio {
 
@@ -17,6 +18,9 @@ struct EngineOptions {
     int64_t num_kv_blocks = 0;
     uint64_t kv_cache_bytes = 0;   // 0: CPU default of 1/4 of free RAM, capped at 8 GiB and at
                                    // max_num_seqs full-context sequences (more could never be used)
+    // The KV cache's element type: the backend's own (fp32 CPU, fp16 CUDA) or FP8, one byte per
+    // element, so the same memory holds 4x (CPU) or 2x (CUDA) the blocks. Scales: see BackendOptions.
+    KvCacheDtype kv_cache_dtype = KvCacheDtype::Auto;
     int max_num_seqs = 64;
     int max_num_batched_tokens = 2048;
     bool enable_prefix_caching = true;
@@ -37,6 +41,7 @@ inline BackendOptions backend_options_for(const EngineOptions& o) {
     BackendOptions b = o.backend;
     b.max_num_batched_tokens = o.max_num_batched_tokens;
     b.max_num_seqs = o.max_num_seqs;
+    b.kv_cache_dtype = o.kv_cache_dtype;
     return b;
 }
 

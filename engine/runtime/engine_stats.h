@@ -23,8 +23,10 @@ struct SequenceStats {
 };
 
 struct EngineStats {
-    // KV pool: the counters as the pool keeps them, and the most blocks held at once since start
+    // KV pool: the counters as the pool keeps them, its storage, and the most blocks held at once since start
     KvCounters kv;
+    std::string kv_cache_dtype;       // "fp32", "fp16", "fp8_e4m3" or "fp8_e5m2"
+    uint64_t kv_bytes_per_block = 0;  // all layers, K and V
     int64_t peak_blocks_used = 0;
     // Scheduler
     int running = 0;

@@ -22,6 +22,25 @@ __device__ __forceinline__ void mma_m16n8k16_f16(float (&d)[4], const uint32_t (
 #endif
 }
 
+// D = A * B + C with A 16x32 (row), B 32x8 (col), FP8 E4M3 inputs (four codes per register), fp32
+// accumulators: mma.sync m16n8k32 e4m3, PTX ISA 8.4 (CUDA 12.4+), sm_89 and newer only. Fragments as
+// for 8-bit integer mma: a[0] = row g, k 4t..4t+3; a[1] = row g + 8; a[2], a[3] the same at k + 16;
+// b[0] = k 4t..4t+3 of column g, b[1] = k + 16. Callers must not launch it below sm_89.
+__device__ __forceinline__ void mma_m16n8k32_e4m3(float (&d)[4], const uint32_t (&a)[4], const uint32_t (&b)[2], const float (&c)[4]) {
+#if defined(FOLIO_SIMT)
+    simt::mma_m16n8k32_e4m3_f32(d, a, b, c);
+#elif defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 890
+    asm volatile(
+        "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32 {%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%10,%11,%12,%13};\n"
+        : "=f"(d[0]), "=f"(d[1]), "=f"(d[2]), "=f"(d[3])
+        : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
+#else
+    (void)a, (void)b;
+    d[0] = c[0], d[1] = c[1], d[2] = c[2], d[3] = c[3];
+    __trap();  // compiled for an architecture without FP8 tensor cores: the host never launches this
+#endif
+}
+
 #if !defined(FOLIO_SIMT)
 __device__ __forceinline__ uint32_t smem_addr(const void* p) { return uint32_t(__cvta_generic_to_shared(p)); }
 #endif

@@ -1,7 +1,9 @@
 // Child process for tst_crash: the app's own path from the engine to the history. It loads a model
 // into the EngineBridge (the engine on its worker thread, which gathers tokens for 16 ms), and lets
 // the GenerationHub stream replies into the ReplyJournal (written every 250 ms), as the app is wired
-// (app_controller.cpp). One reply after another, each in a new conversation, until the parent kills it.
+// (app_controller.cpp). Three replies at a time, each in a new conversation, a new one as each ends,
+// until the parent kills it. Several at once keep the journal's timer running (it stops when no reply
+// is open), so it writes every 250 ms even where one reply alone would end in less than that.
 // It reports on stdout what the GUI thread saw:
 //   reply <id>                             a reply started
 //   appended <id> <length> <ms> <base64>   text of reply <id> arrived (its length so far, the delta)
@@ -58,7 +60,9 @@ int main(int argc, char** argv) {
         next();
     });
     QObject::connect(&bridge, &EngineBridge::stateChanged, [&] {
-        if (bridge.state() == EngineBridge::State::Ready && hub.activeCount() == 0) next();
+        if (bridge.state() == EngineBridge::State::Ready && hub.activeCount() == 0) {
+            for (int i = 0; i < 3; ++i) next();
+        }
         if (bridge.state() == EngineBridge::State::Failed) {
             QTextStream(stderr) << "loading failed: " << bridge.lastError() << "\n";
             QCoreApplication::exit(3);

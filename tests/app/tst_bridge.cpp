@@ -37,6 +37,7 @@ private slots:
     void initTestCase();
     void cleanupTestCase();
     void loadFailureIsReported();
+    void fp8OptionsReachTheEngine();
     void twoConversationsStreamAtOnce();
     void tokenOrderMatchesTheEngine();
     void stopIsImmediate();
@@ -94,6 +95,29 @@ void BridgeTest::loadFailureIsReported() {
     other.loadModel(dir_.filePath("no-such-model"), "cpu");
     QTRY_COMPARE_WITH_TIMEOUT(other.state(), EngineBridge::State::Failed, 20000);
     QVERIFY2(other.lastError().contains("no-such-model"), qPrintable(other.lastError()));
+}
+
+// The model options of the Models view: FP8 weights at load and an FP8 KV cache, through the worker.
+void BridgeTest::fp8OptionsReachTheEngine() {
+    EngineBridge other;
+    folio::EngineStats last;
+    int snapshots = 0;
+    QObject scope;
+    connect(&other, &EngineBridge::statsUpdated, &scope, [&](const folio::EngineStats& s) {
+        last = s;
+        ++snapshots;
+    });
+    other.loadModel(modelPath_, "cpu", "fp8", "fp8");
+    QTRY_COMPARE_WITH_TIMEOUT(other.state(), EngineBridge::State::Ready, 60000);
+    QVERIFY2(other.lastError().isEmpty(), qPrintable(other.lastError()));
+    QCOMPARE(other.quantization(), QString("fp8-e4m3-channel (at load)"));
+    QTRY_VERIFY_WITH_TIMEOUT(snapshots > 0, 10000);
+    QCOMPARE(last.kv_cache_dtype, std::string("fp8_e4m3"));
+    QCOMPARE(last.kv_bytes_per_block, uint64_t(5120));  // stories260K: 2 x 5 layers x 4 heads x 16 x 8, one byte each
+    EngineBridge bad;
+    bad.loadModel(modelPath_, "cpu", "none", "int4");
+    QTRY_COMPARE_WITH_TIMEOUT(bad.state(), EngineBridge::State::Failed, 20000);
+    QVERIFY2(bad.lastError().contains("unknown KV cache dtype 'int4'"), qPrintable(bad.lastError()));
 }
 
 void BridgeTest::twoConversationsStreamAtOnce() {

@@ -432,6 +432,8 @@ void ChatModelsTest::monitorModelFollowsSnapshots() {
     s.backend = "cpu";
     s.kv.blocks_total = 100;
     s.kv.blocks_used = 10;
+    s.kv_cache_dtype = "fp8_e4m3";
+    s.kv_bytes_per_block = 5120;
     s.decode_tok_s = 42;
     s.memory.device_used = uint64_t(3) << 30;
     folio::SequenceStats c7;
@@ -466,6 +468,8 @@ void ChatModelsTest::monitorModelFollowsSnapshots() {
     QCOMPARE(read("monitor.stats.decodeTokS").toDouble(), 42.0);
     QCOMPARE(read("monitor.stats.memory.usedBytes").toDouble(), double(uint64_t(3) << 30));
     QCOMPARE(read("monitor.stats.backend").toString(), QString("cpu"));
+    QCOMPARE(read("monitor.stats.kvCacheDtype").toString(), QString("fp8_e4m3"));  // the KV pool's element type and block size
+    QCOMPARE(read("monitor.stats.kvBytesPerBlock").toDouble(), 5120.0);
     // No engine step since the last snapshot: the engine is idle, whatever rate its last step left.
     s.last_batch_seqs = 3;
     monitor.apply(s);

@@ -145,11 +145,18 @@ void CrashTest::killedMidStreamThroughHubAndBridge() {
     QSqlQuery q(store.database());
     QVERIFY(q.exec("PRAGMA integrity_check") && q.next());
     QCOMPARE(q.value(0).toString(), QString("ok"));
+    // Replies that ended are complete; the others (the child streams several at once) were cut, and
+    // hold a prefix of what the hub received.
     for (auto it = replies.cbegin(); it != replies.cend(); ++it) {
         if (it.key() == killed) continue;
-        const MessageRecord done = store.message(it.key());
-        QCOMPARE(done.status, MessageStatus::Complete);
-        QCOMPARE(done.content, it->text);
+        const MessageRecord saved = store.message(it.key());
+        if (it->finished) {
+            QCOMPARE(saved.status, MessageStatus::Complete);
+            QCOMPARE(saved.content, it->text);
+        } else {
+            QCOMPARE(saved.status, MessageStatus::Interrupted);
+            QVERIFY2(it->text.startsWith(saved.content), qPrintable(saved.content));
+        }
     }
     const Reply& r = replies[killed];
     QVERIFY(!r.finished);

@@ -188,7 +188,7 @@ void UiTest::findDownloadVerifyAndOpenWhileChatting() {
     app_->chat()->send(c, "Once upon a time");
     QTRY_VERIFY_WITH_TIMEOUT(!app_->hub()->isGenerating(c), 60000);
     QCOMPARE(app_->store()->activePath(c).last().status, MessageStatus::Complete);
-    QCOMPARE(state(), QString("downloading"));  // still downloading
+    QVERIFY2(state() == "downloading", qPrintable(state() + ": " + message()));  // still downloading
 
     // Pause from the page; the server recovers; resume finishes from where it stopped and verifies.
     QTRY_VERIFY(findItem(window_->contentItem(), "pause_karpathy/stories260K"));
@@ -298,6 +298,8 @@ void UiTest::monitorMovesWhileGenerating() {
     app_->engine()->setStatsInterval(20);
     QTRY_VERIFY_WITH_TIMEOUT(mon->live(), 10000);
     QVERIFY(mon->stats().kv.blocks_total > 0);
+    QCOMPARE(mon->stats().kv_cache_dtype, std::string("fp32"));  // the CPU backend's own KV type (no FP8 chosen)
+    QVERIFY(mon->stats().kv_bytes_per_block > 0);
     const qint64 updatesBefore = mon->updates();
     const qint64 generatedBefore = mon->stats().total_generated_tokens;
     const qint64 c = app_->chat()->newConversation();
@@ -328,6 +330,11 @@ void UiTest::monitorMovesWhileGenerating() {
     const QString line = find("prefixCacheLine")->property("text").toString();
     QVERIFY2(line.contains(QStringLiteral("%1 of %2 prompt tokens reused").arg(kv.prefix_hit_tokens).arg(kv.prefix_lookup_tokens)),
              qPrintable(line));
+    // The pool's storage (EngineStats next to its KvCounters) reaches the KV pool card.
+    const QString pool = find("kvPoolSize")->property("text").toString();
+    QVERIFY2(pool.contains(QStringLiteral("%1 blocks").arg(kv.blocks_total)) && pool.contains(QStringLiteral("fp32")) &&
+                 pool.contains(MonitorModel::formatBytes(double(mon->stats().kv_bytes_per_block)) + QStringLiteral(" per block")),
+             qPrintable(pool));
     app_->engine()->setStatsInterval(500);
 }
 

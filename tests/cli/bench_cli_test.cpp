@@ -179,7 +179,7 @@ TEST(BenchCli, BadArgumentsAndFailedRequestsAreReportedClearly) {
     EXPECT_NE(r.err.find("context holds 512"), std::string::npos) << r.err;
     EXPECT_EQ(nlohmann::json::parse(r.out)["errors"], 2);
     r = bench("--model " + model() + " --context 4096 --suite frontdoor", dir);
-    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.status, 2);  // bad usage: an option that does not apply
     EXPECT_NE(r.err.find("--context applies to dummy: models only"), std::string::npos) << r.err;
     r = bench("--model " + model() + " --suite frontdoor --history-tokens 5000", dir);
     EXPECT_EQ(r.status, 1);

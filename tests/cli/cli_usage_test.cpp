@@ -75,7 +75,7 @@ TEST(CommandLine, FolioCliItself) {
 
 TEST(CommandLine, EveryListedCommand) {
     const std::vector<std::string> commands = listed_commands();
-    for (const char* known : {"generate", "chat", "tokenize", "template", "pull", "models", "rm"})
+    for (const char* known : {"generate", "chat", "tokenize", "template", "perplexity", "pull", "models", "rm"})
         EXPECT_NE(std::find(commands.begin(), commands.end(), known), commands.end()) << known;
     for (const std::string& c : commands) {
         const std::string head = "usage: folio-cli " + c + " ";

@@ -244,6 +244,28 @@ else
   row "folio-cli generate cuda vs cpu" FAIL "a run failed: cli_cuda.log, cli_cpu.log"
 fi
 
+jget() { sed -nE "s/.*\"$2\": *([0-9.eE+-]+).*/\1/p" "$1" | head -1; }  # jget FILE KEY: a number of a JSON file
+
+# FP8 quality (issue 16), seconds: perplexity of stories260K on the CUDA backend with FP8 weights
+# (converted at load), an FP8 KV cache (scales from the first batch) and both, each compared by KL
+# divergence with the CPU's fp32 run (the oracle) saved as the base. INFO rows: figures, not gates.
+ppl_args=(perplexity --model "$fixtures/models/stories260K" --file "$fixtures/text/story.txt" --ctx 128 --json)
+if limited 60 "$cli" "${ppl_args[@]}" --backend cpu --cpu-activations exact --save-logits "$out/ppl_base.lp" >"$out/ppl_cpu.json" 2>"$out/ppl_cpu.log"; then
+  for variant in "fp16:" "fp8 weights:--quantization fp8" "fp8 KV:--kv-cache-dtype fp8 --calculate-kv-scales" \
+                 "fp8 weights + KV:--quantization fp8 --kv-cache-dtype fp8 --calculate-kv-scales"; do
+    name=${variant%%:*}
+    read -r -a flags <<<"${variant#*:}"
+    f=$out/ppl_cuda_$(tr -c 'a-z0-9\n' _ <<<"$name").json
+    if limited 60 "$cli" "${ppl_args[@]}" --backend cuda "${flags[@]}" --kl-divergence "$out/ppl_base.lp" >"$f" 2>"${f%.json}.log"; then
+      row "perplexity cuda, $name" INFO "PPL $(jget "$f" ppl) (cpu fp32 $(jget "$out/ppl_cpu.json" ppl)), mean KL $(jget "$f" mean_kl), top-1 $(jget "$f" top1_agreement) (stories260K)"
+    else
+      row "perplexity cuda, $name" FAIL "$(tail -1 "${f%.json}.log")"
+    fi
+  done
+else
+  row "perplexity cpu base (stories260K)" FAIL "$(tail -1 "$out/ppl_cpu.log")"
+fi
+
 # ---- 4. benchmarks ----------------------------------------------------------------------------
 # In order of worth, as the budget may cut the end: folio on CUDA, HF on the same GPU, the sanitizer,
 # folio on the CPU beside it, racecheck.
@@ -251,24 +273,25 @@ ctx=$(( in_len + out_len / 2 ))  # mean context of a decode step
 limited 60 "$build/tests/gpu/folio-gpu-probe" "$bench_model" --context "$ctx" >"$out/probe_model.json" 2>>"$out/probe.err"
 floor=$(sed -nE 's/.*"floor_ms": ([0-9.]+).*/\1/p' "$out/probe_model.json")
 bench=$build/app/bench/folio-bench
-jget() { sed -nE "s/.*\"$2\": *([0-9.eE+-]+).*/\1/p" "$1" | head -1; }
 # bench BACKEND CONCURRENT REQUESTS OUTPUT_LEN LIMIT_S: one folio-bench run (synthetic prompts, greedy;
 # synthetic workloads never stop at EOS), its JSON in bench_BACKEND_cN.json; sets bench_tps.
+# Optional after those: MODEL TAG FLAGS... (another model, a tag for the file and row names, extra flags).
 bench() {
-  local be=$1 c=$2 n=$3 olen=$4 lim=$5
-  local f=$out/bench_${be}_c$c
+  local be=$1 c=$2 n=$3 olen=$4 lim=$5 model=${6:-$bench_model} tag=${7:-}
+  shift $(( $# < 7 ? $# : 7 ))
+  local f=$out/bench_${be}${tag:+_$tag}_c$c
   bench_tps=
-  if [ "$(left)" -lt 30 ]; then row "folio-bench $be, $c concurrent" SKIP "time budget (${budget} s) spent"; return 1; fi
-  limited "$lim" "$bench" --model "$bench_model" --backend "$be" --num-requests "$n" --concurrency "$c" \
-    --input-len "$in_len" --output-len "$olen" --json >"$f.json" 2>"$f.log"
+  if [ "$(left)" -lt 30 ]; then row "folio-bench $be${tag:+ $tag}, $c concurrent" SKIP "time budget (${budget} s) spent"; return 1; fi
+  limited "$lim" "$bench" --model "$model" --backend "$be" --num-requests "$n" --concurrency "$c" \
+    --input-len "$in_len" --output-len "$olen" --json "$@" >"$f.json" 2>"$f.log"
   local rc=$?
   if [ $rc = 0 ]; then
     bench_tps=$(printf '%.1f' "$(jget "$f.json" output_tokens_per_s)")
-    row "folio-bench $be, $c concurrent" INFO "$bench_tps output tok/s, itl p50 $(printf '%.2f' "$(jget "$f.json" itl_ms_p50)") ms ($n requests, ${in_len}+${olen})"
+    row "folio-bench $be${tag:+ $tag}, $c concurrent" INFO "$bench_tps output tok/s, itl p50 $(printf '%.2f' "$(jget "$f.json" itl_ms_p50)") ms ($n requests, ${in_len}+${olen}${tag:+; $(jget "$f.json" kv_blocks_total) KV blocks, load $(printf '%.0f' "$(jget "$f.json" load_seconds)") s})"
     return 0
   fi
-  if [ $rc = 124 ]; then row "folio-bench $be, $c concurrent" SKIP "cut off after $lim s or at the budget: $(tail -1 "$f.log")"
-  else row "folio-bench $be, $c concurrent" FAIL "exit $rc: $(tail -1 "$f.log")"; fi
+  if [ $rc = 124 ]; then row "folio-bench $be${tag:+ $tag}, $c concurrent" SKIP "cut off after $lim s or at the budget: $(tail -1 "$f.log")"
+  else row "folio-bench $be${tag:+ $tag}, $c concurrent" FAIL "exit $rc: $(tail -1 "$f.log")"; fi
   return 1
 }
 if [ -x "$bench" ]; then
@@ -281,6 +304,13 @@ if [ -x "$bench" ]; then
           "$(printf '%.3f' "$itl") ms/token; floor ${floor:-?} ms at context $ctx = ${pct}% of floor (goal >= 80%)"
     fi
   done
+  # FP8 on the same 7B shape (fp16 weights converted at load; sm_89+: W8A8 prefill): speed and, with
+  # an FP8 KV cache, the pool (twice the blocks of fp16 in the same memory).
+  fp8_model=${FOLIO_BENCH_FP8_MODEL:-dummy:llama-2-7b}
+  for c in 1 64; do
+    bench cuda "$c" $(( c < 4 ? 4 : 2 * c )) "$out_len" 150 "$fp8_model" fp8w --quantization fp8
+  done
+  bench cuda 64 128 "$out_len" 150 "$fp8_model" fp8w_fp8kv --quantization fp8 --kv-cache-dtype fp8
 else
   row "folio-bench" FAIL "not built"
 fi

@@ -163,8 +163,10 @@ TEST(SimtRopeKv, RotatesQAndWritesRotatedKAndVThroughTheSlotMapping) {
         DeviceArray<float> dinv(inv_freq);
         kpool.poison();
         vpool.poison();
-        rope_write_kv(dqkv.get(), dpos.get(), dinv.get(), dslots.get(), kpool.get(), vpool.get(), T, c.heads, c.kv_heads,
-                      c.head_dim, c.block_size, nullptr);
+        KvWriteTarget target;
+        target.k_pool = kpool.get();
+        target.v_pool = vpool.get();
+        rope_write_kv(dqkv.get(), dpos.get(), dinv.get(), dslots.get(), target, T, c.heads, c.kv_heads, c.head_dim, c.block_size, nullptr);
         const auto out_qkv = test::from_half(dqkv.download());
         std::vector<float> out_q(size_t(T) * qd);
         for (int t = 0; t < T; ++t) std::copy_n(&out_qkv[size_t(t) * qkv_width], qd, &out_q[size_t(t) * qd]);
@@ -197,12 +199,12 @@ TEST(SimtKvCopy, CopiesEveryLayerKAndVBlock) {
         host.push_back(test::round_to_half(test::random_floats(size_t(blocks * block_elems), -1, 1, uint64_t(p + 1))));
         pools.emplace_back(test::to_half(host.back()));
     }
-    std::vector<__half*> ptrs;
+    std::vector<void*> ptrs;
     for (auto& p : pools) ptrs.push_back(p.get());
-    DeviceArray<__half*> dptrs(ptrs);
+    DeviceArray<void*> dptrs(ptrs);
     const std::vector<int32_t> pairs = {0, 3, 5, 1, 2, 4};
     DeviceArray<int32_t> dpairs(pairs);
-    copy_kv_blocks(dptrs.get(), 2 * layers, dpairs.get(), 3, block_elems, nullptr);
+    copy_kv_blocks(dptrs.get(), 2 * layers, dpairs.get(), 3, block_elems * 2, nullptr);
     for (int p = 0; p < 2 * layers; ++p) {
         auto expect = host[size_t(p)];
         for (int i = 0; i < 3; ++i)

@@ -3,6 +3,7 @@
 
 #include <numeric>
 
+#include "engine/core/fp8.h"
 #include "kernels/common/device_utils.cuh"
 #include "kernels/common/launch.cuh"
 #include "kernels/common/ptx.cuh"
@@ -303,6 +304,55 @@ TEST(SimtHarness, MmaAndLdmatrixFollowThePtxFragmentLayouts) {
         }
     EXPECT_TRUE(test::all_close(dD.download(), ref, 1e-5f, 1e-5f));
     EXPECT_TRUE(test::all_close(dD2.download(), ref, 1e-5f, 1e-5f));
+}
+
+// E4M3 codes: A 16x32 (row-major bytes) and B stored [n][k] (8x32 bytes), once through ldmatrix as
+// the FP8 GEMM loads them (8-bit fragments are rows of 16 bytes read as b16 pairs) and once with the
+// fragments packed by hand from the PTX ISA's layout for m16n8k32 8-bit types.
+__global__ void mma_e4m3_kernel(const uint8_t* A, const uint8_t* Bnk, const float* C, float* D, float* D2) {
+    __shared__ __align__(16) uint8_t sa[16][32];
+    __shared__ __align__(16) uint8_t sb[8][32];
+    const int lane = int(threadIdx.x);
+    for (int i = lane; i < 512; i += 32) sa[i / 32][i % 32] = A[i];
+    for (int i = lane; i < 256; i += 32) sb[i / 32][i % 32] = Bnk[i];
+    __syncwarp();
+    uint32_t a[4], b[2];
+    ptx::ldmatrix_x4(a, &sa[(lane % 8) + ((lane / 8) & 1) * 8][(lane / 16) * 16]);
+    ptx::ldmatrix_x2(b, &sb[lane % 8][((lane / 8) & 1) * 16]);
+    const int g = lane / 4, t = lane % 4;
+    uint32_t ah[4], bh[2];
+    for (int i = 0; i < 4; ++i) memcpy(&ah[i], &sa[g + (i & 1) * 8][4 * t + (i >= 2 ? 16 : 0)], 4);
+    for (int i = 0; i < 2; ++i) memcpy(&bh[i], &sb[g][4 * t + 16 * i], 4);
+    float c[4], d[4], d2[4];
+    for (int i = 0; i < 4; ++i) c[i] = C[(g + (i >= 2 ? 8 : 0)) * 8 + t * 2 + (i & 1)];
+    ptx::mma_m16n8k32_e4m3(d, a, b, c);
+    ptx::mma_m16n8k32_e4m3(d2, ah, bh, c);
+    for (int i = 0; i < 4; ++i) {
+        D[(g + (i >= 2 ? 8 : 0)) * 8 + t * 2 + (i & 1)] = d[i];
+        D2[(g + (i >= 2 ? 8 : 0)) * 8 + t * 2 + (i & 1)] = d2[i];
+    }
+}
+
+TEST(SimtHarness, MmaE4m3FollowsThePtx8BitFragmentLayout) {
+    std::vector<uint8_t> A(512), B(256);
+    const auto av = test::random_floats(512, -20, 20, 11), bv = test::random_floats(256, -3, 3, 12);
+    for (size_t i = 0; i < A.size(); ++i) A[i] = f32_to_fp8_e4m3(av[i]);
+    for (size_t i = 0; i < B.size(); ++i) B[i] = f32_to_fp8_e4m3(bv[i]);
+    const auto C = test::random_floats(128, -1, 1, 13);
+    DeviceArray<uint8_t> dA(A), dB(B);
+    DeviceArray<float> dC(C), dD(128), dD2(128);
+    dD.poison();
+    dD2.poison();
+    launch(mma_e4m3_kernel, dim3(1), dim3(32), 0, nullptr, dA.get(), dB.get(), dC.get(), dD.get(), dD2.get());
+    std::vector<float> ref(128);
+    for (int m = 0; m < 16; ++m)
+        for (int n = 0; n < 8; ++n) {
+            double s = C[size_t(m * 8 + n)];
+            for (int k = 0; k < 32; ++k) s += double(fp8_e4m3_to_f32(A[size_t(m * 32 + k)])) * fp8_e4m3_to_f32(B[size_t(n * 32 + k)]);
+            ref[size_t(m * 8 + n)] = float(s);
+        }
+    EXPECT_TRUE(test::all_close(dD.download(), ref, 1e-4f, 1e-5f));
+    EXPECT_EQ(dD.download(), dD2.download());
 }
 
 __global__ void cp_async_kernel(const float* src, float* before, float* after) {

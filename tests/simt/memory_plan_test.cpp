@@ -179,7 +179,7 @@ TEST(MemoryPlan, TheEstimateIsWhatTheRunnerAllocates) {
     for (const RunnerConfig& rc : {limits(96, 8, 512), limits(300, 33, 200)}) {
         ModelRunner runner(model->config, dm, rc, 4);
         const KvLayout layout{model->config.num_layers, model->config.num_kv_heads, model->config.head_dim, 16, 4};
-        const std::vector<__half*> pools(size_t(model->config.num_layers), nullptr);
+        const std::vector<void*> pools(size_t(model->config.num_layers), nullptr);
         runner.set_kv(layout, pools, pools, rc.max_model_len);
         EXPECT_EQ(runner.activation_bytes() - runner.linear_workspace_bytes(),
                   ModelRunner::buffer_bytes(model->config, rc, rc.max_model_len));

@@ -94,9 +94,10 @@ int run(int argc, char** argv) {
         if (rng() % 5 == 0) prompt = prefixes[rng() % prefixes.size()];
         const int suffix = 1 + int(rng() % 120);
         for (int i = 0; i < suffix; ++i) prompt.push_back(int32_t(3 + rng() % uint64_t(vocab - 3)));
-        Request r;
+        CoreRequest r;
         r.prompt_ids = std::move(prompt);
-        r.stop.max_tokens = 1 + int(rng() % uint64_t(std::min(max_new, context - int(r.prompt_ids.size()))));
+        r.eos_token_ids = model->stop_token_ids();
+        r.max_tokens = 1 + int(rng() % uint64_t(std::min(max_new, context - int(r.prompt_ids.size()))));
         if (rng() % 2) {
             r.sampling.temperature = 0.0f;
         } else {
@@ -124,15 +125,13 @@ int run(int argc, char** argv) {
                 if (int(rng() % 100) < cancel_percent) cancel_at[id] = int(rng() % 60);
                 ++submitted;
             }
-            for (const Event& e : core.step()) {
-                if (e.kind == Event::Kind::Token) {
-                    ++tokens;
-                    continue;
-                }
+            for (const CoreEvent& e : core.step()) {
+                if (e.token >= 0) ++tokens;
+                if (!e.finished) continue;
                 ++finished;
                 age.erase(e.id);
                 cancel_at.erase(e.id);
-                ++ended[e.kind == Event::Kind::Error ? "error: " + e.message : finish_reason_name(e.reason)];
+                ++ended[e.reason == FinishReason::Error ? "error: " + e.message : finish_reason_name(e.reason)];
             }
             for (auto& [id, steps] : age) {
                 auto c = cancel_at.find(id);
@@ -173,12 +172,12 @@ int run(int argc, char** argv) {
     for (const auto& [reason, n] : ended) std::printf("    %-26s %lld\n", reason.c_str(), (long long)n);
     std::printf("  %-28s %lld\n", "tokens generated", (long long)tokens);
     std::printf("  %-28s %lld\n", "preemptions", (long long)st.preemptions);
-    std::printf("  %-28s %.1f%% (%lld of %lld prompt tokens)\n", "prefix cache hits", 100.0 * st.prefix_hit_rate,
-                (long long)st.prefix_hit_tokens, (long long)st.prefix_lookup_tokens);
-    std::printf("  %-28s %lld\n", "copy-on-write copies", (long long)st.cow_copies);
+    std::printf("  %-28s %.1f%% (%lld of %lld prompt tokens)\n", "prefix cache hits", 100.0 * st.kv.prefix_hit_rate(),
+                (long long)st.kv.prefix_hit_tokens, (long long)st.kv.prefix_lookup_tokens);
+    std::printf("  %-28s %lld\n", "copy-on-write copies", (long long)st.kv.cow_copies);
     std::printf("  %-28s %d (every %d steps), %s\n", "KV invariant checks", checks, check_every, failure.empty() ? "all passed" : "FAILED");
     std::printf("  %-28s %lld (cached, free: %lld, %lld)\n", "KV blocks held at the end", (long long)held,
-                (long long)st.blocks_cached, (long long)st.blocks_free);
+                (long long)st.kv.blocks_cached, (long long)st.kv.blocks_free);
     std::printf("  %-28s mean %.1f MiB, max %.1f MiB\n", "resident, first minute", first.first, first.second);
     std::printf("  %-28s mean %.1f MiB, max %.1f MiB\n", "resident, last minute", last.first, last.second);
     if (!failure.empty()) {

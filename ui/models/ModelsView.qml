@@ -62,6 +62,23 @@ Item {
                 currentIndex: Math.max(0, model.indexOf(view.app.library.backend))
                 onActivated: view.app.library.backend = currentText
             }
+            // Applied at the next load: FP8 weights converted at load, and the KV cache's type.
+            Text { text: qsTr("Weights"); color: Theme.textMuted; font.pixelSize: Theme.fontSmall + 1 }
+            ComboBox {
+                objectName: "quantizationBox"
+                implicitHeight: 32
+                model: ["none", "fp8"]
+                currentIndex: Math.max(0, model.indexOf(view.app.library.quantization))
+                onActivated: view.app.library.quantization = currentText
+            }
+            Text { text: qsTr("KV cache"); color: Theme.textMuted; font.pixelSize: Theme.fontSmall + 1 }
+            ComboBox {
+                objectName: "kvCacheDtypeBox"
+                implicitHeight: 32
+                model: ["auto", "fp8", "fp8_e5m2"]
+                currentIndex: Math.max(0, model.indexOf(view.app.library.kvCacheDtype))
+                onActivated: view.app.library.kvCacheDtype = currentText
+            }
         }
         Rectangle { Layout.fillWidth: true; height: 1; color: Theme.border }
 

@@ -18,7 +18,10 @@ Card {
             Layout.fillWidth: true
             FieldLabel { text: qsTr("KV cache pool"); Layout.fillWidth: true }
             Text {
-                text: qsTr("%1 blocks × %2 tokens").arg(card.kv.blocksTotal).arg(card.kv.blockSize)
+                objectName: "kvPoolSize"
+                // The element type decides how many blocks a byte budget holds (FP8: 2x fp16, 4x fp32).
+                text: qsTr("%1 blocks × %2 tokens · %3 · %4 per block").arg(card.kv.blocksTotal).arg(card.kv.blockSize)
+                      .arg(card.monitor.stats.kvCacheDtype).arg(card.monitor.formatBytes(card.monitor.stats.kvBytesPerBlock))
                 color: Theme.textMuted
                 font.pixelSize: Theme.fontSmall
             }

@@ -42,7 +42,7 @@ EngineBridge::~EngineBridge() {
     thread_.wait();
 }
 
-void EngineBridge::loadModel(const QString& spec, const QString& backend) {
+void EngineBridge::loadModel(const QString& spec, const QString& backend, const QString& quantization, const QString& kvCacheDtype) {
     if (state_ == State::Loading) return;
     state_ = State::Loading;
     loadingSpec_ = spec;
@@ -52,7 +52,7 @@ void EngineBridge::loadModel(const QString& spec, const QString& backend) {
     loadDetail_.clear();
     emit loadProgressChanged();
     emit stateChanged();
-    emit requestLoad(spec, backend);
+    emit requestLoad(spec, backend, quantization, kvCacheDtype);
 }
 
 quint64 EngineBridge::submit(GenerationRequest request) {

@@ -56,7 +56,9 @@ public:
     const ModelInfo& modelInfo() const { return info_; }
     QThread* workerThread() { return &thread_; }
 
-    Q_INVOKABLE void loadModel(const QString& spec, const QString& backend = QStringLiteral("auto"));
+    // quantization: "none" or "fp8" (FP8 weights at load); kvCacheDtype: "auto", "fp8", "fp8_e5m2".
+    Q_INVOKABLE void loadModel(const QString& spec, const QString& backend = QStringLiteral("auto"),
+                               const QString& quantization = QStringLiteral("none"), const QString& kvCacheDtype = QStringLiteral("auto"));
     quint64 submit(GenerationRequest request) override;
     void cancel(quint64 ticket) override;
     void setStatsInterval(int ms);
@@ -68,7 +70,7 @@ signals:
     void statsUpdated(const folio::EngineStats& stats);
 
     // To the worker (queued).
-    void requestLoad(const QString& spec, const QString& backend);
+    void requestLoad(const QString& spec, const QString& backend, const QString& quantization, const QString& kvCacheDtype);
     void requestSubmit(const folio::app::GenerationRequest& request);
     void requestCancel(quint64 ticket);
     void requestStatsInterval(int ms);

@@ -29,7 +29,7 @@ EngineWorker::EngineWorker() {
 
 EngineWorker::~EngineWorker() = default;
 
-void EngineWorker::loadModel(const QString& spec, const QString& backend) {
+void EngineWorker::loadModel(const QString& spec, const QString& backend, const QString& quantization, const QString& kvCacheDtype) {
     shutdown();
     try {
         EngineOptions options;
@@ -46,9 +46,12 @@ void EngineWorker::loadModel(const QString& spec, const QString& backend) {
             lastPermille = pm;
             emit loadProgress(QString::fromUtf8(p.phase), p.done, p.total, QString::fromUtf8(p.unit));
         };
+        options.kv_cache_dtype = parse_kv_cache_dtype(kvCacheDtype.toStdString());
         LoadOptions load;
+        load.quantization = quantization.toStdString();
         load.progress = forward;
-        spdlog::info("loading model {} (backend {})", spec.toStdString(), backend.toStdString());
+        spdlog::info("loading model {} (backend {}, weights {}, KV cache {})", spec.toStdString(), backend.toStdString(),
+                     quantization.toStdString(), kvCacheDtype.toStdString());
         std::shared_ptr<const Model> model = load_model(spec.toStdString(), load);
         options.backend.progress = forward;
         auto engine = std::make_unique<Engine>(model, make_backend(*model, backend_options_for(options)), options);

@@ -26,7 +26,8 @@ public:
 public slots:
     // Loads `spec` (a folder or dummy:NAME) and builds the engine; progress and the result come back
     // by signal. backend: "auto", "cpu" or "cuda".
-    void loadModel(const QString& spec, const QString& backend);
+    // quantization: "none" or "fp8"; kvCacheDtype: "auto", "fp8", "fp8_e4m3", "fp8_e5m2".
+    void loadModel(const QString& spec, const QString& backend, const QString& quantization, const QString& kvCacheDtype);
     void unloadModel();
     void submit(const folio::app::GenerationRequest& request);
     void cancel(quint64 ticket);

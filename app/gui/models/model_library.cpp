@@ -20,6 +20,20 @@ void ModelLibrary::setBackend(const QString& b) {
     emit changed();
 }
 
+QString ModelLibrary::quantization() const { return settings_.value("models/quantization", "none").toString(); }
+
+void ModelLibrary::setQuantization(const QString& q) {
+    settings_.setValue("models/quantization", q);
+    emit changed();
+}
+
+QString ModelLibrary::kvCacheDtype() const { return settings_.value("models/kv_cache_dtype", "auto").toString(); }
+
+void ModelLibrary::setKvCacheDtype(const QString& d) {
+    settings_.setValue("models/kv_cache_dtype", d);
+    emit changed();
+}
+
 void ModelLibrary::remember(const QString& spec) {
     QStringList recent = recentModels();
     recent.removeAll(spec);

@@ -16,6 +16,10 @@ class ModelLibrary : public QObject {
     Q_PROPERTY(QString lastModel READ lastModel NOTIFY changed)
     Q_PROPERTY(QStringList demoModels READ demoModels CONSTANT)
     Q_PROPERTY(QString backend READ backend WRITE setBackend NOTIFY changed)
+    // Model options applied when a model loads: FP8 weights at load ("none", "fp8") and the KV
+    // cache's element type ("auto", "fp8", "fp8_e5m2").
+    Q_PROPERTY(QString quantization READ quantization WRITE setQuantization NOTIFY changed)
+    Q_PROPERTY(QString kvCacheDtype READ kvCacheDtype WRITE setKvCacheDtype NOTIFY changed)
 public:
     explicit ModelLibrary(const QString& settingsFile, QObject* parent = nullptr);
 
@@ -24,6 +28,10 @@ public:
     QStringList demoModels() const { return {QStringLiteral("dummy:tiny")}; }
     QString backend() const;
     void setBackend(const QString& b);
+    QString quantization() const;
+    void setQuantization(const QString& q);
+    QString kvCacheDtype() const;
+    void setKvCacheDtype(const QString& d);
 
     // Called when a model loaded: becomes the last model and moves to the top of the recent list.
     Q_INVOKABLE void remember(const QString& spec);

@@ -73,6 +73,8 @@ class EngineStatsView {
     QML_VALUE_TYPE(engineStats)
     Q_PROPERTY(folio::app::KvCountersView kv READ kv CONSTANT)
     Q_PROPERTY(folio::app::MemoryView memory READ memory CONSTANT)
+    Q_PROPERTY(QString kvCacheDtype READ kvCacheDtype CONSTANT)  // "fp32", "fp16", "fp8_e4m3", "fp8_e5m2"
+    Q_PROPERTY(double kvBytesPerBlock READ kvBytesPerBlock CONSTANT)
     Q_PROPERTY(qint64 peakBlocksUsed READ peakBlocksUsed CONSTANT)
     Q_PROPERTY(int running READ running CONSTANT)
     Q_PROPERTY(int waiting READ waiting CONSTANT)
@@ -93,6 +95,8 @@ public:
     const folio::EngineStats& stats() const { return *s_; }
     KvCountersView kv() const { return KvCountersView(s_->kv); }
     MemoryView memory() const { return MemoryView(s_->memory); }
+    QString kvCacheDtype() const { return QString::fromStdString(s_->kv_cache_dtype); }
+    double kvBytesPerBlock() const { return double(s_->kv_bytes_per_block); }
     qint64 peakBlocksUsed() const { return s_->peak_blocks_used; }
     int running() const { return s_->running; }
     int waiting() const { return s_->waiting; }

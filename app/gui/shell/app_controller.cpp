@@ -107,7 +107,7 @@ void AppController::start() {
     fitter_->probe(backend);
     localModels_->refresh();
     const QString spec = options_.model.isEmpty() ? library_->lastModel() : options_.model;
-    if (!spec.isEmpty()) bridge_->loadModel(spec, backend);
+    if (!spec.isEmpty()) bridge_->loadModel(spec, backend, library_->quantization(), library_->kvCacheDtype());
 }
 
 void AppController::setCurrentConversationId(qint64 id) {
@@ -138,7 +138,9 @@ qint64 AppController::newChat() {
     return id;
 }
 
-void AppController::loadModel(const QString& spec) { bridge_->loadModel(spec, library_->backend()); }
+void AppController::loadModel(const QString& spec) {
+    bridge_->loadModel(spec, library_->backend(), library_->quantization(), library_->kvCacheDtype());
+}
 
 void AppController::dismissStoreNotice() {
     storeNotice_.clear();

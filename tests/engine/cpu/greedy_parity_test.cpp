@@ -67,6 +67,11 @@ void check_fixture(const std::string& name, int prefill_chunk) {
 TEST(GreedyParity, Stories260K) { check_fixture("stories260K", 1 << 20); }
 TEST(GreedyParity, Stories260KChunkedPrefill) { check_fixture("stories260K", 2); }
 TEST(GreedyParity, TinyAwq) { check_fixture("tiny-awq", 1 << 20); }
+// FP8 checkpoints, weight-only (W8A16): the fixture's ids come from a float64 implementation that
+// dequantizes the weights once and keeps activations in full precision.
+TEST(GreedyParity, Stories260KFp8PerTensor) { check_fixture("stories260K-fp8", 1 << 20); }
+TEST(GreedyParity, Stories260KFp8PerChannel) { check_fixture("stories260K-fp8-ct", 1 << 20); }
+TEST(GreedyParity, Stories260KFp8ChunkedPrefill) { check_fixture("stories260K-fp8-ct", 3); }
 // The current families (issue 14), each against its own float64 reference: Llama-3.1 (llama3 rope
 // scaling, tied embeddings), Qwen2 (q/k/v biases), Qwen3 (q/k head norms, head_dim 16 != 32 / 4).
 TEST(GreedyParity, TinyLlama3) { check_fixture("tiny-llama3", 1 << 20); }

@@ -89,6 +89,24 @@ TEST(Safetensors, ShapeTimesDtypeMustMatchLength) {
     EXPECT_NE(e.find("needs 18 bytes"), std::string::npos) << e;
 }
 
+TEST(Safetensors, Fp8DtypesAreOneByteEach) {
+    test::TempDir d;
+    test::write_safetensors(d.file("f.safetensors"), {{"w", "F8_E4M3", {2, 3}, std::string("\x38\x40\xb8\x00\x7e\x01", 6)},
+                                                     {"s", "F32", {}, test::f32_bytes({0.5f})},
+                                                     {"v", "F8_E5M2", {4}, std::string(4, '\x3c')}});
+    SafetensorsFile f(d.file("f.safetensors"));
+    EXPECT_EQ(f.find("w")->dtype, DType::F8_E4M3);
+    EXPECT_EQ(f.find("w")->nbytes, 6u);
+    EXPECT_EQ(f.find("v")->dtype, DType::F8_E5M2);
+    EXPECT_TRUE(f.find("s")->shape.empty());  // a 0-dim tensor (AutoFP8's per-tensor scales)
+    EXPECT_EQ(f.find("s")->numel(), 1);
+    // shape x 1 byte must match the offsets, as for every dtype
+    test::write_raw_safetensors(d.file("b.safetensors"), R"({"w": {"dtype": "F8_E4M3", "shape": [3, 3], "data_offsets": [0, 18]}})",
+                                std::string(18, '\0'));
+    const std::string e = error_of(d.file("b.safetensors"));
+    EXPECT_NE(e.find("[3, 3] x F8_E4M3 needs 9 bytes but data_offsets span 18"), std::string::npos) << e;
+}
+
 TEST(Safetensors, UnsupportedDtypeAndMalformedEntries) {
     test::TempDir d;
     test::write_raw_safetensors(d.file("u.safetensors"), R"({"w": {"dtype": "F64", "shape": [1], "data_offsets": [0, 8]}})",

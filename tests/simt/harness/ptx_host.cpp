@@ -4,6 +4,7 @@
 #include "simt_device.h"
 #include "simt_launch.h"
 #include "simt_ptx.h"
+#include "engine/core/fp8.h"
 
 namespace folio::simt {
 
@@ -84,7 +85,53 @@ void mma_m16n8k16(float d[4], const uint32_t a[4], const uint32_t b[2], const fl
     std::memcpy(d, out, sizeof(out));
 }
 
+// m16n8k32 with E4M3 codes: a[i] holds four consecutive k of one row (byte j = k 4t + j), rows g
+// (a0, a2) and g + 8 (a1, a3), k + 16 for a2, a3; b[i] four consecutive k of column g, k + 16 for b1.
+// Each product of two E4M3 values is exact in fp32; the sum runs over k in order from C.
+void mma_m16n8k32_e4m3(float d[4], const uint32_t a[4], const uint32_t b[2], const float c[4]) {
+    MmaOperands mine;
+    std::memcpy(mine.a, a, sizeof(mine.a));
+    std::memcpy(mine.b, b, sizeof(mine.b));
+    std::memcpy(mine.c, c, sizeof(mine.c));
+    unsigned members = 0;
+    const unsigned char* slots = warp_exchange_begin(0xffffffffu, &mine, sizeof(mine), &members);
+    if (members != 0xffffffffu) {
+        warp_exchange_end();
+        fail("mma.sync needs all 32 lanes of the warp");
+    }
+    bool first = false;
+    float* D = static_cast<float*>(warp_exchange_scratch(&first));
+    if (first) {
+        float A[16][32], B[32][8], C[16][8];
+        const auto code = [](uint32_t r, int j) { return folio::fp8_e4m3_to_f32(uint8_t((r >> (8 * j)) & 0xFFu)); };
+        for (int lane = 0; lane < 32; ++lane) {
+            MmaOperands op;
+            std::memcpy(&op, slots + size_t(lane) * kSlotBytes, sizeof(op));
+            const int group = lane >> 2, tig = lane & 3;
+            for (int i = 0; i < 4; ++i)
+                for (int j = 0; j < 4; ++j) A[group + (i & 1) * 8][tig * 4 + j + (i >= 2 ? 16 : 0)] = code(op.a[i], j);
+            for (int i = 0; i < 2; ++i)
+                for (int j = 0; j < 4; ++j) B[tig * 4 + j + i * 16][group] = code(op.b[i], j);
+            for (int i = 0; i < 4; ++i) C[group + (i >= 2 ? 8 : 0)][tig * 2 + (i & 1)] = op.c[i];
+        }
+        for (int row = 0; row < 16; ++row)
+            for (int col = 0; col < 8; ++col) {
+                float acc = C[row][col];
+                for (int k = 0; k < 32; ++k) acc += A[row][k] * B[k][col];
+                D[row * 8 + col] = acc;
+            }
+    }
+    const int lane = int(lane_id());
+    const int group = lane >> 2, tig = lane & 3;
+    float out[4];
+    for (int i = 0; i < 4; ++i) out[i] = D[(group + (i >= 2 ? 8 : 0)) * 8 + tig * 2 + (i & 1)];
+    warp_exchange_end();
+    std::memcpy(d, out, sizeof(out));
+}
+
 }  // namespace
+
+void mma_m16n8k32_e4m3_f32(float d[4], const uint32_t a[4], const uint32_t b[2], const float c[4]) { mma_m16n8k32_e4m3(d, a, b, c); }
 
 void mma_m16n8k16_f16_f32(float d[4], const uint32_t a[4], const uint32_t b[2], const float c[4]) {
     mma_m16n8k16(d, a, b, c, false);

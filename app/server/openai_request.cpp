@@ -124,7 +124,7 @@ void parse_prompt(const json& body, Request& out) {
     }
     if (one->is_string()) {
         out.prompt_text = one->get<std::string>();
-        if (out.prompt_text.empty()) throw bad_field("prompt", "prompt is empty");
+        if (out.prompt_text->empty()) throw bad_field("prompt", "prompt is empty");
         return;
     }
     if (!one->is_array()) throw bad_field("prompt", std::string("prompt must be a string or an array of token ids, got ") + type_name_of(*one));

@@ -4,6 +4,7 @@
 // CLI, the benchmark and the Qt bridge. The front door turns a Request into the core's CoreRequest
 // (engine/runtime/core_request.h) and the core's CoreEvents into Events.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,10 +19,11 @@ namespace folio {
 
 struct Request {
     // Exactly one of these three is the prompt: ids (used as given), chat messages (rendered with the
-    // model's chat template, generation prompt added), or raw text (BOS per tokenizer_config).
+    // model's chat template, generation prompt added), or raw text (BOS per tokenizer_config). Raw
+    // text may be empty: the prompt is then BOS alone, as transformers and llama.cpp generate from.
     std::vector<int32_t> prompt_ids;
     std::vector<ChatMessage> messages;
-    std::string prompt_text;
+    std::optional<std::string> prompt_text;
     // Chat messages only: the last message is an assistant reply to go on with (one that was stopped
     // or hit max_tokens), as transformers' continue_final_message does. The template is rendered
     // without a generation prompt and cut right after that message's content, so no end-of-turn

@@ -61,7 +61,7 @@ std::shared_ptr<void> allocate(size_t bytes) {
 
 class Generator {
 public:
-    Generator(uint64_t seed, uint64_t total_bytes, const std::function<void(float)>& progress)
+    Generator(uint64_t seed, uint64_t total_bytes, const LoadProgressFn& progress)
         : seed_(seed), total_(total_bytes), progress_(progress) {}
 
     // Fills n values; value i of tensor `id` comes from chunk-seeded streams so threads do not matter.
@@ -82,14 +82,14 @@ public:
 
     void done(uint64_t bytes) {
         done_ += bytes;
-        if (progress_ && total_) progress_(std::min(1.0f, float(double(done_) / double(total_))));
+        if (total_) report(progress_, "making random weights", int64_t(std::min(done_, total_) >> 20), int64_t(total_ >> 20), "MiB");
     }
 
     std::vector<std::shared_ptr<const void>> storage;
 
 private:
     uint64_t seed_, total_, done_ = 0, next_id_ = 0;
-    std::function<void(float)> progress_;
+    LoadProgressFn progress_;
     ThreadPool pool_;
 };
 
@@ -216,7 +216,7 @@ ModelConfig dummy_config(const std::string& full) {
     return c;
 }
 
-ModelWeights dummy_weights(const ModelConfig& c, uint64_t seed, const std::function<void(float)>& progress) {
+ModelWeights dummy_weights(const ModelConfig& c, uint64_t seed, const LoadProgressFn& progress) {
     // Total bytes for progress: linears as stored plus fp16-sized embeddings.
     const DType dt = c.quant.method == QuantConfig::Method::Awq ? DType::F16 : c.torch_dtype;
     const uint64_t dense_linear = uint64_t(c.hidden_size) * (uint64_t(c.num_heads + 2 * c.num_kv_heads) * c.head_dim +
@@ -263,7 +263,7 @@ ModelWeights dummy_weights(const ModelConfig& c, uint64_t seed, const std::funct
     }
     for (auto& s : g.storage) w.storage.push_back(s);
     w.bytes_per_token = weight_bytes_per_token(w);
-    if (progress) progress(1.0f);
+    report(progress, "making random weights", int64_t(total >> 20), int64_t(total >> 20), "MiB");
     return w;
 }
 

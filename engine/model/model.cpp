@@ -137,6 +137,7 @@ std::unique_ptr<Model> load_model(const std::string& spec, const LoadOptions& op
     const bool fp8 = parse_load_quantization(options.quantization);
     auto m = load_as_stored(spec, options);
     if (fp8) {
+        report(options.progress, "quantizing weights to FP8");
         const Fp8QuantizeStats q = quantize_fp8_at_load(*m);
         m->load_stats.quantize_seconds = q.seconds;
         m->load_stats.quantized_bytes_before = q.bytes_before;
@@ -152,6 +153,7 @@ namespace {
 std::unique_ptr<Model> load_as_stored(const std::string& spec, const LoadOptions& options) {
     if (spec.rfind("dummy:", 0) == 0) return load_dummy(spec, options);
     auto m = std::make_unique<Model>();
+    report(options.progress, "reading config");
     m->spec = spec;
     m->name = model_display_name(spec);
     m->config = load_model_config(spec);
@@ -165,6 +167,7 @@ std::unique_ptr<Model> load_as_stored(const std::string& spec, const LoadOptions
     m->config.decodable_vocab = m->tokenizer->vocab_size();  // rows past it are padding, never sampled
     m->tokenizer_config = load_tokenizer_config(spec);
     m->generation = load_generation_defaults(spec);
+    report(options.progress, "opening the checkpoint");
     Checkpoint checkpoint(spec);
     m->weights = load_weights(checkpoint, m->config, options.progress);
     return m;

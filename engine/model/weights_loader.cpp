@@ -87,9 +87,10 @@ uint64_t weight_bytes_per_token(const ModelWeights& w) {
     return bytes;
 }
 
-ModelWeights load_weights(const Checkpoint& ck, const ModelConfig& c, const std::function<void(float)>& progress) {
+ModelWeights load_weights(const Checkpoint& ck, const ModelConfig& c, const LoadProgressFn& progress) {
     ModelWeights w;
     const int h = c.hidden_size, hd = c.head_dim;
+    report(progress, "mapping weights", 0, c.num_layers + 1, "layers");
     const Architecture* arch = find_architecture(c.architecture);
     w.embed_tokens = float_tensor(ck, "model.embed_tokens.weight", {c.vocab_size, h});
     for (int i = 0; i < c.num_layers; ++i) {
@@ -115,7 +116,7 @@ ModelWeights load_weights(const Checkpoint& ck, const ModelConfig& c, const std:
             L.k_norm = float_tensor(ck, p + "self_attn.k_norm.weight", {hd});
         }
         w.layers.push_back(std::move(L));
-        if (progress) progress(float(i + 1) / float(c.num_layers + 1));
+        report(progress, "mapping weights", i + 1, c.num_layers + 1, "layers");
     }
     w.final_norm = float_tensor(ck, "model.norm.weight", {h});
     load_kv_scales(ck, c, w);
@@ -140,7 +141,7 @@ ModelWeights load_weights(const Checkpoint& ck, const ModelConfig& c, const std:
     }
     for (const auto& m : ck.mappings()) w.storage.push_back(m);
     w.bytes_per_token = weight_bytes_per_token(w);
-    if (progress) progress(1.0f);
+    report(progress, "mapping weights", c.num_layers + 1, c.num_layers + 1, "layers");
     return w;
 }
 

@@ -31,7 +31,7 @@ WireRequest to_wire(const Request& r, const std::string& model) {
     if (r.continue_final_message)
         throw Error("continuing a reply (continue_final_message) is not part of the OpenAI API; a remote engine cannot do it");
     if (!r.stop.stop_token_ids.empty()) throw Error("stop token ids are not part of the OpenAI API; use stop strings with a remote engine");
-    const int prompts = int(!r.prompt_ids.empty()) + int(!r.messages.empty()) + int(!r.prompt_text.empty());
+    const int prompts = int(!r.prompt_ids.empty()) + int(!r.messages.empty()) + int(r.prompt_text.has_value());
     if (prompts != 1) throw Error("a request needs exactly one prompt: ids, chat messages or text");
     json j;
     j["model"] = model;
@@ -48,7 +48,7 @@ WireRequest to_wire(const Request& r, const std::string& model) {
         if (!r.prompt_ids.empty()) {
             j["prompt"] = r.prompt_ids;
         } else {
-            j["prompt"] = r.prompt_text;
+            j["prompt"] = *r.prompt_text;
         }
         w.path = "/completions";
     }

@@ -80,6 +80,7 @@ EngineCore::EngineCore(std::shared_ptr<const Model> model, std::unique_ptr<Backe
       seed_rng_(std::random_device{}()) {
     KvLayout layout = kv_layout_of(*model_, options.block_size, options.kv_cache_dtype);
     layout.num_blocks = sched_.kv().num_blocks();
+    report(options.backend.progress, "allocating the KV cache");
     backend_->allocate_kv(layout);
     kv_cache_dtype_ = kv_cache_dtype_name(options.kv_cache_dtype, backend_->name() == "cpu" ? "fp32" : "fp16");
     kv_bytes_per_block_ = backend_->kv_bytes_per_block(layout);

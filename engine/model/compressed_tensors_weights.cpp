@@ -1,6 +1,7 @@
 #include "engine/model/compressed_tensors_weights.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 #include "engine/core/error.h"
@@ -46,9 +47,12 @@ uint16_t scale_f16(const TensorInfo& t, int64_t i) {
         h = f32_to_f16(v);
     }
     const float back = f16_to_f32(h);
-    if (!std::isfinite(back) || !(v >= 0.0f))
-        throw Error(t.file + ": tensor '" + t.name + "' holds the scale " + std::to_string(v) + " at index " + std::to_string(i) +
+    if (!std::isfinite(back) || !(v >= 0.0f)) {
+        char value[32];
+        std::snprintf(value, sizeof value, "%g", double(v));
+        throw Error(t.file + ": tensor '" + t.name + "' holds the scale " + value + " at index " + std::to_string(i) +
                     ": int4 scales must be finite, non-negative and below 65504 (fp16, as the 4-bit kernels take them)");
+    }
     return h;
 }
 
@@ -59,14 +63,14 @@ std::shared_ptr<void> owned(size_t bytes) { return std::shared_ptr<void>(::opera
 Linear load_pack_quantized_linear(const Checkpoint& ck, const QuantConfig& q, const std::string& module, int in, int out,
                                   std::vector<std::shared_ptr<const void>>& storage) {
     const int g = q.group_size;
-    if (!ck.contains(module + ".weight_packed") && ck.contains(module + ".weight"))
-        throw Error("tensor '" + module + ".weight_packed' is missing: config.json says compressed-tensors pack-quantized but the "
-                    "checkpoint holds an unquantized '" + module + ".weight' (is the module missing from quantization_config's ignore list?)");
     if (in % g != 0)
         throw Error(module + ": group size " + std::to_string(g) + " does not divide its " + std::to_string(in) +
                     " input features; the 4-bit kernels need whole groups");
     if (out % 8 != 0)
         throw Error(module + " has " + std::to_string(out) + " output features, not a multiple of 8 as the 4-bit kernels' packing needs");
+    if (!ck.contains(module + ".weight_packed") && ck.contains(module + ".weight"))
+        throw Error("tensor '" + module + ".weight_packed' is missing: config.json says compressed-tensors pack-quantized but the "
+                    "checkpoint holds an unquantized '" + module + ".weight' (is the module missing from quantization_config's ignore list?)");
     if (const TensorInfo* gi = ck.find(module + ".weight_g_idx"))
         throw Error(gi->file + ": tensor '" + gi->name + "' permutes the input columns into groups (activation order \"group\"), "
                     "which Folio's 4-bit kernels do not run");

@@ -109,25 +109,28 @@ Linear load_pack_quantized_linear(const Checkpoint& ck, const QuantConfig& q, co
     ThreadPool pool(0);
     // A block of eight output rows by eight input columns is one word of each row in, one word of
     // each column out: a transpose of 8x8 nibbles.
-    pool.run(ow, [&](int64_t ob) {
-        for (int w = 0; w < words; ++w) {
-            uint32_t rows[8];
-            for (int c = 0; c < 8; ++c) rows[c] = word_at(packed, (ob * 8 + c) * int64_t(words) + w);
-            for (int j = 0; j < 8; ++j) {
-                uint32_t col = 0;
-                for (int c = 0; c < 8; ++c) col |= ((rows[c] >> (4 * j)) & 0xFu) << (4 * kAwqNibbleOf[c]);
-                qw[(int64_t(w) * 8 + j) * ow + ob] = int32_t(col);
+    // Contiguous ranges of output blocks per thread: neighbouring blocks share cache lines of qweight.
+    pool.parallel_for(ow, 16, [&](int64_t ob_begin, int64_t ob_end) {
+        for (int64_t ob = ob_begin; ob < ob_end; ++ob) {
+            for (int w = 0; w < words; ++w) {
+                uint32_t rows[8];
+                for (int c = 0; c < 8; ++c) rows[c] = word_at(packed, (ob * 8 + c) * int64_t(words) + w);
+                for (int j = 0; j < 8; ++j) {
+                    uint32_t col = 0;
+                    for (int c = 0; c < 8; ++c) col |= ((rows[c] >> (4 * j)) & 0xFu) << (4 * kAwqNibbleOf[c]);
+                    qw[(int64_t(w) * 8 + j) * ow + ob] = int32_t(col);
+                }
             }
-        }
-        for (int gi = 0; gi < groups; ++gi) {
-            uint32_t z = 0x88888888u;  // symmetric: every zero is 8
-            if (zero) {
-                // compressed-tensors packs output row 8*ob + c in nibble c; AWQ wants nibble kAwqNibbleOf[c].
-                const uint32_t src = word_at(*zero, ob * groups + gi);
-                z = 0;
-                for (int c = 0; c < 8; ++c) z |= ((src >> (4 * c)) & 0xFu) << (4 * kAwqNibbleOf[c]);
+            for (int gi = 0; gi < groups; ++gi) {
+                uint32_t z = 0x88888888u;  // symmetric: every zero is 8
+                if (zero) {
+                    // compressed-tensors packs output row 8*ob + c in nibble c; AWQ wants nibble kAwqNibbleOf[c].
+                    const uint32_t src = word_at(*zero, ob * groups + gi);
+                    z = 0;
+                    for (int c = 0; c < 8; ++c) z |= ((src >> (4 * c)) & 0xFu) << (4 * kAwqNibbleOf[c]);
+                }
+                qz[int64_t(gi) * ow + ob] = int32_t(z);
             }
-            qz[int64_t(gi) * ow + ob] = int32_t(z);
         }
     });
     storage.push_back(qweight);

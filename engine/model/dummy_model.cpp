@@ -24,6 +24,7 @@ struct Shape {
     const char* type;  // config.json's model_type: names the architecture
     int head_dim = 0;  // 0: hidden / heads
     bool llama3_rope = false;  // Llama-3.1's rope_scaling (factor 8, 1..4, 8192)
+    float rms_norm_eps = 1e-5f;
 };
 
 const std::map<std::string, Shape>& shapes() {
@@ -35,10 +36,10 @@ const std::map<std::string, Shape>& shapes() {
         {"mistral-7b", {4096, 14336, 32, 32, 8, 32000, 32768, 1000000.0f, false, "mistral"}},
         {"llama-3-8b", {4096, 14336, 32, 32, 8, 128256, 8192, 500000.0f, false, "llama"}},
         // The config.json shapes of Llama-3.1-8B, Qwen2.5-7B (q/k/v biases, vocab padded to 152064)
-        // and Qwen3-8B (q/k head norms, head_dim 128).
+        // and Qwen3-8B (q/k head norms, head_dim 128); the Qwens' rms_norm_eps is 1e-6.
         {"llama-3.1-8b", {4096, 14336, 32, 32, 8, 128256, 131072, 500000.0f, false, "llama", 0, true}},
-        {"qwen2.5-7b", {3584, 18944, 28, 28, 4, 152064, 32768, 1000000.0f, false, "qwen2"}},
-        {"qwen3-8b", {4096, 12288, 36, 32, 8, 151936, 40960, 1000000.0f, false, "qwen3", 128}},
+        {"qwen2.5-7b", {3584, 18944, 28, 28, 4, 152064, 32768, 1000000.0f, false, "qwen2", 0, false, 1e-6f}},
+        {"qwen3-8b", {4096, 12288, 36, 32, 8, 151936, 40960, 1000000.0f, false, "qwen3", 128, false, 1e-6f}},
     };
     return s;
 }
@@ -203,7 +204,7 @@ ModelConfig dummy_config(const std::string& full) {
     if (s.llama3_rope) c.rope_scaling = RopeScaling{"llama3", 8.0f, 1.0f, 4.0f, 8192};
     c.vocab_size = s.vocab;
     c.max_position_embeddings = s.context;
-    c.rms_norm_eps = 1e-5f;
+    c.rms_norm_eps = s.rms_norm_eps;
     c.rope_theta = s.rope_theta;
     c.tie_word_embeddings = s.tied;
     c.bos_token_id = 1;

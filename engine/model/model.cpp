@@ -28,6 +28,8 @@ std::vector<int> Model::stop_token_ids() const {
 }
 
 std::string Model::quantization_name() const {
+    if (config.quant.method == QuantConfig::Method::Awq && config.quant.pack_quantized)
+        return "ct-int4-g" + std::to_string(config.quant.group_size) + (config.quant.zero_point ? "-zp" : "-sym");
     if (config.quant.method == QuantConfig::Method::Awq) return "awq-int4-g" + std::to_string(config.quant.group_size);
     if (config.quant.method == QuantConfig::Method::Fp8) {
         const Fp8Config& f = config.quant.fp8;

@@ -72,7 +72,7 @@ std::map<std::string, TensorInfo> parse_safetensors(const uint8_t* bytes, uint64
         info.file = path;
         const std::string dtype = entry["dtype"].get<std::string>();
         const auto dt = parse_dtype(dtype);
-        if (!dt) bad("unsupported dtype " + dtype + " (supported: F32, F16, BF16, I32, F8_E4M3, F8_E5M2)");
+        if (!dt) bad("unsupported dtype " + dtype + " (supported: F32, F16, BF16, I32, I64, F8_E4M3, F8_E5M2)");
         info.dtype = *dt;
         uint64_t numel = 1;
         for (const auto& d : entry["shape"]) {

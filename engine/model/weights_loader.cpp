@@ -1,6 +1,8 @@
 #include "engine/model/weights_loader.h"
 
 #include "engine/core/error.h"
+#include "engine/model/compressed_tensors_config.h"
+#include "engine/model/compressed_tensors_weights.h"
 #include "engine/model/fp8_config.h"
 #include "engine/model/fp8_weights.h"
 #include "engine/model/architectures.h"
@@ -28,6 +30,9 @@ const TensorInfo& dense_weight(const Checkpoint& ck, const ModelConfig& c, const
         refuse_unexpected_fp8(*t, c.quant.method == QuantConfig::Method::Fp8
                                       ? "config.json's quantization_config leaves " + module + " unquantized (its ignore list names it)"
                                       : std::string("config.json has no FP8 quantization_config"));
+    if (!ck.contains(module + ".weight") && ck.contains(module + ".weight_packed"))
+        throw Error("tensor '" + module + ".weight_packed' holds packed int4 weights but config.json leaves " + module +
+                    " unquantized (" + (c.quant.pack_quantized ? "quantization_config's ignore list names it" : "no pack-quantized quantization_config") + ")");
     return ck.require(module + ".weight", kFloatTypes, {out, in});
 }
 
@@ -38,7 +43,9 @@ Linear load_linear(const Checkpoint& ck, const ModelConfig& c, const std::string
     l.out = out;
     if (c.quant.method == QuantConfig::Method::Fp8 && !fp8_ignored(c.quant.fp8, module))
         return load_fp8_linear(ck, c.quant.fp8, module, in, out, storage);
-    const bool awq = c.quant.method == QuantConfig::Method::Awq && !not_converted(c.quant, module);
+    if (c.quant.method == QuantConfig::Method::Awq && c.quant.pack_quantized && !module_ignored(c.quant.ignore, module))
+        return load_pack_quantized_linear(ck, c.quant, module, in, out, storage);
+    const bool awq = c.quant.method == QuantConfig::Method::Awq && !c.quant.pack_quantized && !not_converted(c.quant, module);
     if (!awq) {
         const TensorInfo& w = dense_weight(ck, c, module, in, out);
         l.kind = Linear::Kind::Dense;

@@ -37,7 +37,8 @@ public:
 
     // Hands out the request's id and queues it for the front door; returns at once. Invalid requests
     // (no prompt, a bad template or setting, too long for the context or the pool) are answered with
-    // an Error event, not an exception. Time to first token counts from here.
+    // an Error event, not an exception. Time to first token counts from here. A request with n > 1
+    // replies gets ids id .. id + n - 1 (Request::n), admitted and prefilled once; cancel(id) ends all.
     RequestId submit(Request request);
     // Ends the request: one not yet past the front door at once, one in the core within one step,
     // freeing everything it holds; a Finished(Cancelled) event follows. Unknown or finished ids are

@@ -4,6 +4,7 @@
 // CLI, the benchmark and the Qt bridge. The front door turns a Request into the core's CoreRequest
 // (engine/runtime/core_request.h) and the core's CoreEvents into Events.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,7 @@
 #include "engine/runtime/core_request.h"
 #include "engine/sampling/finish_reason.h"
 #include "engine/sampling/sampling_params.h"
+#include "engine/sampling/token_logprobs.h"
 
 namespace folio {
 
@@ -36,6 +38,11 @@ struct Request {
     StopConditions stop;
     int priority = 0;     // higher is admitted first among waiting requests; ties: arrival order
     std::string tag;      // the caller's own label (e.g. a conversation id), echoed in stats
+    // Replies to this one prompt (1..kMaxReplies): submit hands out the first id and the replies have
+    // ids id .. id + n - 1, each with its own events. The prompt is prefilled once and the replies
+    // share its KV blocks; reply i samples with seed + i (CoreRequest::n). Cancelling the first id
+    // cancels them all.
+    int n = 1;
 };
 
 // Greedy decoding of exactly `max_tokens` tokens (EOS ignored): a request whose work and output
@@ -54,6 +61,8 @@ struct Event {
     // out not to be one, an unfinished character as U+FFFD), to append; usually empty.
     int32_t token = -1;
     std::string text;
+    // Token, when the request's sampling asks for logprobs: the token's and its best alternatives'.
+    std::optional<TokenLogprobs> logprobs;
     // Finished/Error:
     FinishReason reason = FinishReason::Eos;
     std::string message;      // Error: what went wrong, for the user

@@ -1,5 +1,6 @@
 #include "engine/frontdoor/sync_engine.h"
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
 #include <utility>
@@ -12,15 +13,32 @@ SyncEngine::SyncEngine(std::shared_ptr<const Model> model, std::unique_ptr<Backe
     : model_(model), input_(*model), core_(model, std::move(backend), options), output_(model->tokenizer, model->name) {}
 
 RequestId SyncEngine::add(Request request) {
-    while (core_.has(next_id_) || output_.has(next_id_)) ++next_id_;
-    const RequestId id = next_id_++;
+    // n replies take n consecutive free ids.
+    const int n = std::clamp(request.n, 1, kMaxReplies);
+    auto free_from = [&](RequestId first) {
+        for (int i = 0; i < n; ++i)
+            if (core_.has(first + RequestId(i)) || output_.has(first + RequestId(i))) return false;
+        return true;
+    };
+    while (!free_from(next_id_)) ++next_id_;
+    const RequestId id = next_id_;
+    next_id_ += RequestId(n);
     add(id, std::move(request));
     return id;
 }
 
 void SyncEngine::add(RequestId id, Request request) {
     const auto arrival = std::chrono::steady_clock::now();
+    const int n = std::clamp(request.n, 1, kMaxReplies);
     auto reject = [&](const std::string& message) {
+        for (int i = 1; i < n; ++i) {
+            Event e;
+            e.kind = Event::Kind::Error;
+            e.id = id + RequestId(i);
+            e.reason = FinishReason::Error;
+            e.message = message;
+            pending_.push_back(std::move(e));
+        }
         Event e;
         e.kind = Event::Kind::Error;
         e.id = id;
@@ -39,6 +57,7 @@ void SyncEngine::add(RequestId id, Request request) {
     }
     p.core.arrival = arrival;
     p.output.input_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - arrival).count();
+    for (int i = 1; i < p.core.n; ++i) output_.add(id + RequestId(i), p.output);
     output_.add(id, std::move(p.output));
     core_.add(id, std::move(p.core));
 }

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "engine/core/error.h"
+#include "engine/sampling/token_logprobs.h"
 
 namespace folio {
 namespace {

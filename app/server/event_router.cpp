@@ -30,11 +30,9 @@ std::shared_ptr<RequestStream> EventRouter::submit(Request request, int n) {
     std::lock_guard lock(mutex_);
     const auto now = Clock::now();
     auto stream = std::make_shared<RequestStream>();
-    for (int i = 0; i < n; ++i) {
-        Request r = request;
-        if (r.sampling.seed) r.sampling.seed = *r.sampling.seed + uint64_t(i);
-        stream->ids_.push_back(engine_.submit(std::move(r)));
-    }
+    request.n = n;
+    const RequestId first = engine_.submit(std::move(request));
+    for (int i = 0; i < n; ++i) stream->ids_.push_back(first + RequestId(i));
     for (RequestId id : stream->ids_) routes_[id] = Route{stream, now, now, 0};
     return stream;
 }

@@ -2,7 +2,7 @@
 // The body of POST /v1/chat/completions and /v1/completions, checked and turned into an engine
 // Request. Pure: no engine, no sockets, so the HTTP-request fuzz target and the unit test drive it
 // directly. Every refusal is an ApiError (400) naming the field at fault; fields Folio cannot honour
-// (logprobs, tools, logit_bias, ...) are refused by name rather than silently ignored.
+// (tools, logit_bias, echo, ...) are refused by name rather than silently ignored.
 #include <optional>
 #include <string>
 #include <string_view>

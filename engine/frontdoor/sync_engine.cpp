@@ -30,8 +30,9 @@ RequestId SyncEngine::add(Request request) {
 void SyncEngine::add(RequestId id, Request request) {
     const auto arrival = std::chrono::steady_clock::now();
     const int n = std::clamp(request.n, 1, kMaxReplies);
-    auto reject = [&](const std::string& message) {
-        for (int i = 1; i < n; ++i) {
+    // Every reply's id gets the Error, unless the ids are someone else's.
+    auto reject = [&](const std::string& message, int count) {
+        for (int i = 1; i < count; ++i) {
             Event e;
             e.kind = Event::Kind::Error;
             e.id = id + RequestId(i);
@@ -48,12 +49,15 @@ void SyncEngine::add(RequestId id, Request request) {
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - arrival).count();
         pending_.push_back(std::move(e));
     };
-    if (id == 0 || core_.has(id) || output_.has(id)) return reject("request id " + std::to_string(id) + " is zero or already in use");
+    if (id == 0 || core_.has(id) || output_.has(id)) return reject("request id " + std::to_string(id) + " is zero or already in use", 1);
+    for (int i = 1; i < n; ++i)
+        if (core_.has(id + RequestId(i)) || output_.has(id + RequestId(i)))
+            return reject("request id " + std::to_string(id + RequestId(i)) + " (reply " + std::to_string(i) + ") is already in use", 1);
     ProcessedRequest p;
     try {
         p = input_.process(request);
     } catch (const std::exception& e) {
-        return reject(e.what());
+        return reject(e.what(), n);
     }
     p.core.arrival = arrival;
     p.output.input_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - arrival).count();

@@ -362,8 +362,9 @@ std::vector<CoreEvent> EngineCore::step() {
         const std::string why = "the KV pool (" + std::to_string(sched_.kv().num_blocks()) + " blocks of " +
                                 std::to_string(sched_.kv().block_size()) + " tokens) cannot hold this conversation's " +
                                 std::to_string(tokens) + " tokens; give the KV cache more memory";
-        finish(id, FinishReason::ContextFull, why);
-        pending_.back().prompt_ids = std::move(prompt);
+        const size_t first_event = pending_.size();
+        finish(id, FinishReason::ContextFull, why);  // and the replies waiting on it, if any
+        for (size_t k = first_event; k < pending_.size(); ++k) pending_[k].prompt_ids = prompt;
     }
     for (SeqId id : plan.preempted) ++active_.at(id)->preemptions;
     for (SeqId id : plan.admitted) {

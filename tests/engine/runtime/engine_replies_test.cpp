@@ -28,6 +28,7 @@ Replies drain(EngineCore& core, Replies run = {}) {
             if (e.finished) run.ends[e.id] = e;
             run.events.push_back(std::move(e));
         }
+        core.scheduler().check_invariants();  // queues, sequences and block tables agree after every step
     }
     return run;
 }

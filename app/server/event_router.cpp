@@ -58,8 +58,11 @@ void EventRouter::on_event(const Event& e) {
                 metrics_.observe_inter_token(std::chrono::duration<double>(now - r.last_token).count());
             r.last_token = now;
         } else {
+            // The n replies share one prefill: their prompt is counted once, with the first.
+            const bool first = e.id == stream->ids().front();
             metrics_.observe_finished(e.kind == Event::Kind::Error ? FinishReason::Error : e.reason,
-                                      std::chrono::duration<double>(now - r.submitted).count(), e.timings.prompt_tokens, r.tokens);
+                                      std::chrono::duration<double>(now - r.submitted).count(), first ? e.timings.prompt_tokens : 0,
+                                      r.tokens);
             routes_.erase(it);
         }
     }

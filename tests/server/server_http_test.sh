@@ -136,6 +136,18 @@ assert len(entries) == 8, len(entries)
 joined = "".join(x["token"] for x in entries)
 assert text in (joined, joined[1:]), (joined, text)
 ' "$work/lp_stream.txt" || fail "chat logprobs stream: $(head -c 600 "$work/lp_stream.txt")"
+# n = 3 is one engine request: its prompt is computed and counted once, its tokens three times.
+metric() { curl -s "${auth[@]}" "$BASE/metrics" | sed -n "s/^$1{model_name=\"stories260K\"} \([0-9.e+]*\)$/\1/p"; }
+p0=$(metric folio:prompt_tokens_total); c0=$(metric folio:engine_prompt_tokens_computed_total); g0=$(metric folio:generation_tokens_total)
+out=$(curl -s "${auth[@]}" "$BASE/v1/completions" -d '{"prompt":[1,50,60,70,80,90,100],"max_tokens":4,"temperature":0,"n":3,"ignore_eos":true}')
+p1=$(metric folio:prompt_tokens_total); c1=$(metric folio:engine_prompt_tokens_computed_total); g1=$(metric folio:generation_tokens_total)
+python3 -c '
+import json, sys
+r = json.loads(sys.argv[1]); p0, c0, g0, p1, c1, g1 = map(float, sys.argv[2:])
+assert [c["index"] for c in r["choices"]] == [0, 1, 2] and len({c["text"] for c in r["choices"]}) == 1, r
+assert r["usage"]["prompt_tokens"] == 7 and r["usage"]["completion_tokens"] == 12, r["usage"]
+assert p1 - p0 == 7 and g1 - g0 == 12 and c1 - c0 == 7, (p1 - p0, g1 - g0, c1 - c0)
+' "$out" "$p0" "$c0" "$g0" "$p1" "$c1" "$g1" || fail "n = 3 counted as one prompt: $out $p0 $c0 $g0 $p1 $c1 $g1"
 curl -s "${auth[@]}" "$BASE/metrics" >"$work/metrics.txt"
 grep -q '^folio:http_errors_total{model_name="stories260K",status="400"}' "$work/metrics.txt" || fail "metrics count 400s"
 grep -q '^folio:time_to_first_token_seconds_count{model_name="stories260K"} [1-9]' "$work/metrics.txt" || fail "TTFT histogram"

@@ -191,7 +191,7 @@ struct Engine::Impl {
         std::lock_guard lock(mutex);
         if (drop_if_cancelled(s.id)) return;
         in_front.erase(s.id);
-        const int n = std::clamp(s.request.n, 1, kMaxReplies);
+        const int n = num_reply_ids(s.request);
         if (!p) {
             for (int i = 0; i < n; ++i) {
                 OutputItem item;
@@ -397,7 +397,7 @@ Engine::~Engine() {
 }
 
 RequestId Engine::submit(Request request) {
-    const int n = std::clamp(request.n, 1, kMaxReplies);  // the input processor refuses others
+    const int n = num_reply_ids(request);
     const RequestId id = impl_->next_id.fetch_add(RequestId(n));
     Submitted s{id, std::move(request), Clock::now()};
     {

@@ -45,6 +45,9 @@ struct Request {
     int n = 1;
 };
 
+// The ids a request takes: n for a valid n, else 1 (the request is refused with one Error event).
+inline int num_reply_ids(const Request& r) { return r.n >= 1 && r.n <= kMaxReplies ? r.n : 1; }
+
 // Greedy decoding of exactly `max_tokens` tokens (EOS ignored): a request whose work and output
 // depend only on the prompt and the model, as benchmarks and reproducibility tests want.
 Request fixed_length_greedy_request(std::vector<int32_t> prompt_ids, int max_tokens);

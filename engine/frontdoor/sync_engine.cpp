@@ -14,7 +14,7 @@ SyncEngine::SyncEngine(std::shared_ptr<const Model> model, std::unique_ptr<Backe
 
 RequestId SyncEngine::add(Request request) {
     // n replies take n consecutive free ids.
-    const int n = std::clamp(request.n, 1, kMaxReplies);
+    const int n = num_reply_ids(request);
     auto free_from = [&](RequestId first) {
         for (int i = 0; i < n; ++i)
             if (core_.has(first + RequestId(i)) || output_.has(first + RequestId(i))) return false;
@@ -29,7 +29,7 @@ RequestId SyncEngine::add(Request request) {
 
 void SyncEngine::add(RequestId id, Request request) {
     const auto arrival = std::chrono::steady_clock::now();
-    const int n = std::clamp(request.n, 1, kMaxReplies);
+    const int n = num_reply_ids(request);
     // Every reply's id gets the Error, unless the ids are someone else's.
     auto reject = [&](const std::string& message, int count) {
         for (int i = 1; i < count; ++i) {

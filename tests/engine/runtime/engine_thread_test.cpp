@@ -303,6 +303,11 @@ TEST(Engine, NRepliesHaveConsecutiveIdsAndTheFirstCancelsAll) {
     collect(*e, {b}, got);
     EXPECT_EQ(got[b].end.kind, Event::Kind::Error);
     EXPECT_NE(got[b].end.message.find("n (replies)"), std::string::npos) << got[b].end.message;
+    bad.n = 100;  // out of range: one id, one Error event
+    const RequestId b2 = e->submit(bad);
+    collect(*e, {b2}, got);
+    EXPECT_EQ(got[b2].end.kind, Event::Kind::Error);
+    EXPECT_EQ(e->submit(req({3}, 1)), b2 + 1);
 }
 
 }  // namespace

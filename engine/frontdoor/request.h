@@ -14,6 +14,7 @@
 #include "engine/runtime/core_request.h"
 #include "engine/sampling/finish_reason.h"
 #include "engine/sampling/sampling_params.h"
+#include "engine/sampling/token_logprobs.h"
 
 namespace folio {
 
@@ -38,7 +39,15 @@ struct Request {
     StopConditions stop;
     int priority = 0;     // higher is admitted first among waiting requests; ties: arrival order
     std::string tag;      // the caller's own label (e.g. a conversation id), echoed in stats
+    // Replies to this one prompt (1..kMaxReplies): submit hands out the first id and the replies have
+    // ids id .. id + n - 1, each with its own events. The prompt is prefilled once and the replies
+    // share its KV blocks; reply i samples with seed + i (CoreRequest::n). Cancelling the first id
+    // cancels them all.
+    int n = 1;
 };
+
+// The ids a request takes: n for a valid n, else 1 (the request is refused with one Error event).
+inline int num_reply_ids(const Request& r) { return r.n >= 1 && r.n <= kMaxReplies ? r.n : 1; }
 
 // Greedy decoding of exactly `max_tokens` tokens (EOS ignored): a request whose work and output
 // depend only on the prompt and the model, as benchmarks and reproducibility tests want.
@@ -56,6 +65,8 @@ struct Event {
     // out not to be one, an unfinished character as U+FFFD), to append; usually empty.
     int32_t token = -1;
     std::string text;
+    // Token, when the request's sampling asks for logprobs: the token's and its best alternatives'.
+    std::optional<TokenLogprobs> logprobs;
     // Finished/Error:
     FinishReason reason = FinishReason::Eos;
     std::string message;      // Error: what went wrong, for the user

@@ -845,8 +845,9 @@ TEST(CudaBackend, StepsWithMorePenalisedIdsThanTheBufferSampleOnTheHost) {
     EXPECT_FALSE(gpu->forward_and_sample(b, rows, ids)) << "the device sampled a step whose penalty ids overflow its buffer";
     EXPECT_TRUE(ids.empty());
     Sampler engine_sampler;
-    std::vector<float> scratch;
-    sample_step(*gpu, engine_sampler, b, rows, scratch, ids);
+    std::vector<float> scratch, copies;
+    std::vector<TokenLogprobs> logprobs;
+    sample_step(*gpu, engine_sampler, b, StepSampling{rows, {}}, scratch, copies, ids, logprobs);
     EXPECT_EQ(ids, expect);
 }
 

@@ -25,10 +25,13 @@ EngineBridge::EngineBridge(QObject* parent) : ReplySource(parent) {
     connect(this, &EngineBridge::requestStartServing, worker_, &EngineWorker::startServing, Q);
     connect(this, &EngineBridge::requestStopServing, worker_, &EngineWorker::stopServing, Q);
     connect(worker_, &EngineWorker::servingChanged, this, &EngineBridge::servingChanged, Q);
-    connect(worker_, &EngineWorker::loadProgress, this, [this](float f) {
-        loadProgress_ = f;
-        emit loadProgressChanged();
-    }, Q);
+    connect(worker_, &EngineWorker::loadProgress, this,
+            [this](const QString& phase, qint64 done, qint64 total, const QString& unit) {
+                loadPhase_ = phase;
+                loadProgress_ = total > 0 ? double(done) / double(total) : 0.0;
+                loadDetail_ = total > 0 ? QStringLiteral("%1 / %2 %3").arg(done).arg(total).arg(unit).trimmed() : QString();
+                emit loadProgressChanged();
+            }, Q);
     connect(worker_, &EngineWorker::modelLoaded, this, &EngineBridge::onLoaded, Q);
     connect(worker_, &EngineWorker::loadFailed, this, &EngineBridge::onLoadFailed, Q);
     connect(worker_, &EngineWorker::delta, this, &ReplySource::delta, Q);
@@ -51,6 +54,8 @@ void EngineBridge::loadModel(const QString& spec, const QString& backend, const 
     loadingSpec_ = spec;
     lastError_.clear();
     loadProgress_ = 0;
+    loadPhase_ = tr("starting");
+    loadDetail_.clear();
     emit loadProgressChanged();
     emit stateChanged();
     emit requestLoad(spec, backend, quantization, kvCacheDtype);
@@ -62,6 +67,8 @@ void EngineBridge::connectRemote(const QString& endpoint, const QString& apiKey,
     loadingSpec_ = QStringLiteral("remote:") + endpoint;
     lastError_.clear();
     loadProgress_ = 0;
+    loadPhase_ = tr("connecting");
+    loadDetail_.clear();
     emit loadProgressChanged();
     emit stateChanged();
     emit requestConnectRemote(endpoint, apiKey, model);
@@ -80,6 +87,10 @@ void EngineBridge::setStatsInterval(int ms) { emit requestStatsInterval(ms); }
 void EngineBridge::onLoaded(const ModelInfo& info) {
     info_ = info;
     state_ = State::Ready;
+    loadProgress_ = 1.0;
+    loadPhase_.clear();
+    loadDetail_.clear();
+    emit loadProgressChanged();
     loadingSpec_.clear();
     emit stateChanged();
     emit modelReady(info);

@@ -4,13 +4,19 @@
 // apart from the rest of a step.
 // It also measures this machine's compute roofs (VPDPBUSD, VDPBF16PS, VFMADD231PS per second) and
 // sets each group against the one its kernel runs on.
-//   cpu_kernel_bench [MODEL=dummy:llama-0.8b-awq] [--m 1] [--reps 5] [--threads N] [--exact]
+//   cpu_kernel_bench [MODEL=dummy:llama-0.8b-awq] [--m 1] [--reps 5] [--threads N] [--exact] [--ab]
+// --ab: each group alternately in the exact mode (3 parts; dense weights on the fp32 kernel) and the int8
+// mode (1 part; dense fp16 weights on the fp16 kernel where the CPU has it), `reps` pairs in one process,
+// printing the median time of each and the median of the per-pair ratios: old path against new on a
+// noisy machine.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
+
+#include <time.h>
 
 #include "app/bench/memory_bandwidth.h"
 #include "engine/core/thread_pool.h"
@@ -23,6 +29,14 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// CPU time of the whole process (both pool threads): less disturbed than wall time when other jobs
+// take the cores away for a while.
+double cpu_seconds() {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
 
 uint64_t linear_bytes(const folio::Linear& l) {
     if (l.kind == folio::Linear::Kind::Dense) return uint64_t(l.in) * uint64_t(l.out) * folio::dtype_size(l.dense.dtype);
@@ -42,12 +56,14 @@ uint64_t linear_products(const folio::Linear& l, int parts) {
 int main(int argc, char** argv) {
     std::string spec = "dummy:llama-0.8b-awq";
     int m = 1, reps = 5, threads = 0, parts = 1;
+    bool ab = false;
     for (int i = 1; i < argc; ++i) {
         const std::string a = argv[i];
         if (a == "--m" && i + 1 < argc) m = std::atoi(argv[++i]);
         else if (a == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
         else if (a == "--threads" && i + 1 < argc) threads = std::atoi(argv[++i]);
         else if (a == "--exact") parts = 3;
+        else if (a == "--ab") ab = true;
         else spec = a;
     }
     auto model = folio::load_model(spec);
@@ -83,7 +99,7 @@ int main(int argc, char** argv) {
     for (size_t i = 0; i < x.size(); ++i) x[i] = float((i * 7919) % 201) / 100.0f - 1.0f;
     folio::cpu::QuantizedActs acts;
     const size_t per_layer[] = {3, 1, 2, 1, 1};
-    auto run_group = [&](Group& g, size_t gi) {
+    auto run_group_parts = [&](Group& g, size_t gi, int parts) {
         const size_t n = per_layer[gi];
         for (size_t i = 0; i < g.w.size(); i += n) {
             if (n == 3)
@@ -95,16 +111,53 @@ int main(int argc, char** argv) {
                 folio::cpu::run_linears({{&g.w[i], g.y[i].data()}}, x.data(), m, parts, acts, pool);
         }
     };
+    auto run_group = [&](Group& g, size_t gi) { run_group_parts(g, gi, parts); };
+    const auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v.empty() ? 0.0 : v[v.size() / 2];
+    };
+    if (ab) {
+        for (auto& g : groups) run_group(g, size_t(&g - groups.data()));  // warm-up: first touches
+        std::printf("%s on %d threads, m = %d: exact (3 parts) vs int8 (1 part), %d alternating pairs; fp16 kernel: %s\n", spec.c_str(),
+                    pool.size(), m, reps, folio::cpu::dense_f16_kernels() ? folio::cpu::dense_f16_kernels()->isa : "none");
+        std::printf("  %-8s %14s %14s %24s %24s\n", "group", "exact ms (med)", "int8 ms (med)", "exact/int8 wall (range)",
+                    "exact/int8 CPU time");
+        std::vector<double> te_all(static_cast<size_t>(reps), 0.0), ti_all(static_cast<size_t>(reps), 0.0);
+        for (size_t gi = 0; gi < groups.size(); ++gi) {
+            std::vector<double> te, ti, ratio, cratio;
+            for (int r = 0; r < reps; ++r) {
+                double t[2], c[2];
+                for (int k = 0; k < 2; ++k) {
+                    const int p = (r % 2 == 0) == (k == 0) ? 3 : 1;  // alternate which goes first
+                    const double c0 = cpu_seconds();
+                    const auto t0 = Clock::now();
+                    run_group_parts(groups[gi], gi, p);
+                    t[p == 3 ? 0 : 1] = std::chrono::duration<double>(Clock::now() - t0).count();
+                    c[p == 3 ? 0 : 1] = cpu_seconds() - c0;
+                }
+                te.push_back(t[0]);
+                ti.push_back(t[1]);
+                ratio.push_back(t[0] / t[1]);
+                cratio.push_back(c[0] / c[1]);
+                te_all[size_t(r)] += t[0];
+                ti_all[size_t(r)] += t[1];
+            }
+            std::printf("  %-8s %14.1f %14.1f %10.2fx (%.2f-%.2f) %10.2fx (%.2f-%.2f)\n", groups[gi].name, median(te) * 1e3, median(ti) * 1e3,
+                        median(ratio), *std::min_element(ratio.begin(), ratio.end()), *std::max_element(ratio.begin(), ratio.end()),
+                        median(cratio), *std::min_element(cratio.begin(), cratio.end()), *std::max_element(cratio.begin(), cratio.end()));
+        }
+        std::vector<double> ratio;
+        for (int r = 0; r < reps; ++r) ratio.push_back(te_all[size_t(r)] / ti_all[size_t(r)]);
+        std::printf("  %-8s %14.1f %14.1f %10.2fx (%.2f-%.2f)\n", "all", median(te_all) * 1e3, median(ti_all) * 1e3, median(ratio),
+                    *std::min_element(ratio.begin(), ratio.end()), *std::max_element(ratio.begin(), ratio.end()));
+        return 0;
+    }
     // Each timing is paired with a bandwidth measurement right before it; the figures are medians
     // of those ratios, which hold while the machine's speed drifts (other jobs, frequency).
     folio::bench::MemoryBandwidth bw(size_t(1) << 30, pool);
     for (auto& g : groups) run_group(g, size_t(&g - groups.data()));  // warm-up: first touches
     std::vector<double> read;
     std::vector<std::vector<double>> frac(groups.size() + 1), secs(groups.size() + 1);
-    const auto median = [](std::vector<double> v) {
-        std::sort(v.begin(), v.end());
-        return v.empty() ? 0.0 : v[v.size() / 2];
-    };
     for (int r = 0; r < reps; ++r) {
         double total = 0;
         uint64_t all = 0;

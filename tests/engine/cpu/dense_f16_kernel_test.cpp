@@ -178,7 +178,7 @@ namespace {
 // What the fast mode costs on a whole dense fp16 model (dummy:tiny: random weights, 4 layers, hidden 256,
 // vocab 32000): max |logit difference| to the exact mode, printed for the README.
 TEST(DenseF16Model, LogitCost) {
-    if (!cpu::f16_or_null() || !cpu::dense_f16_kernels()) GTEST_SKIP() << "no fp16 dense kernel on this CPU: the two modes are the same bits";
+    if (!cpu::f16_or_null() || !cpu::dense_f16_kernels()) GTEST_SKIP() << "no fp16 dense kernel in use (a CPU without AVX512-FP16, or FOLIO_CPU_ISA forcing avx2 or generic): both modes run fp32 FMA, the same bits";
     auto m = load_model("dummy:tiny");
     auto fast = make_cpu_backend(*m, {});
     auto exact = make_cpu_backend(*m, test::exact_cpu());

@@ -12,10 +12,9 @@ namespace folio::cpu {
 namespace {
 // The fp16 kernel's precondition: the largest |w| of a dense F16 matrix (finite), or -1.
 float f16_absmax(const DenseMatrix& d) {
-    if (d.dtype != DType::F16 || !dense_f16_kernels()) return -1.0f;
-    const auto* w = static_cast<const uint16_t*>(d.data);
-    uint16_t mx = 0;
-    for (size_t i = 0, n = size_t(d.rows) * size_t(d.cols); i < n; ++i) mx = std::max<uint16_t>(mx, w[i] & 0x7FFF);
+    const DenseF16Table* fk = dense_f16_kernels();
+    if (d.dtype != DType::F16 || !fk) return -1.0f;
+    const uint16_t mx = fk->absmax_bits(static_cast<const uint16_t*>(d.data), size_t(d.rows) * size_t(d.cols));
     if (mx >= 0x7C00) return -1.0f;  // inf or NaN weights: keep the fp32 path's semantics
     return f16_to_f32(mx);
 }

@@ -93,6 +93,8 @@ const KernelTable& choose_kernels(const char* requested);
 struct DenseF16Table {
     const char* isa;  // "avx512fp16"
     int steps;        // 32-input steps summed in fp16 per fold
+    // The largest |w| of n fp16 weights, as bits with the sign cleared (>= 0x7C00: infinity or NaN).
+    uint16_t (*absmax_bits)(const uint16_t* w, size_t n);
     // x rows [t_begin, t_end) of [., in] to fp16 in xh [., ldx] (ldx >= in rounded up to 32, zero-padded),
     // each scaled by a power of two chosen from w_absmax (the largest |w| of every matrix it will meet)
     // so that no fp16 product or partial sum overflows; unscale[t] undoes it.

@@ -157,10 +157,24 @@ void acts_to_f16(const float* x, int t_begin, int t_end, int in, float w_absmax,
     }
 }
 
+// The largest |w| of n fp16 values as bits (sign cleared): a NaN or infinity shows as >= 0x7C00.
+uint16_t absmax_bits(const uint16_t* w, size_t n) {
+    const __m512i mag = _mm512_set1_epi16(0x7FFF);
+    __m512i mx = _mm512_setzero_si512();
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) mx = _mm512_max_epu16(mx, _mm512_and_si512(_mm512_loadu_si512(w + i), mag));
+    alignas(64) uint16_t lanes[32];
+    _mm512_store_si512(lanes, mx);
+    uint16_t m = 0;
+    for (uint16_t v : lanes) m = std::max(m, v);
+    for (; i < n; ++i) m = std::max<uint16_t>(m, w[i] & 0x7FFF);
+    return m;
+}
+
 }  // namespace
 
 extern const DenseF16Table table;
-const DenseF16Table table = {"avx512fp16", kSteps, &acts_to_f16, &dense_rows};
+const DenseF16Table table = {"avx512fp16", kSteps, &absmax_bits, &acts_to_f16, &dense_rows};
 
 }  // namespace folio::cpu::avx512fp16
 #pragma GCC pop_options

@@ -158,6 +158,16 @@ TEST(DenseF16Kernel, DispatchByModeAndCpu) {
     EXPECT_EQ(std::memcmp(y_exact.data(), y_fp32.data(), y_fp32.size() * 4), 0) << "the exact mode must keep the fp32 kernel's bits";
     EXPECT_EQ(std::memcmp(y_fast.data(), y_f16.data(), y_f16.size() * 4), 0) << "the int8 mode must run the fp16 kernel";
     EXPECT_NE(std::memcmp(y_fast.data(), y_exact.data(), y_f16.size() * 4), 0);
+    EXPECT_EQ(p.f16_absmax, [&] {
+        float mx = 0;
+        for (uint16_t v : wh) mx = std::max(mx, std::fabs(f16_to_f32(v)));
+        return mx;
+    }());
+    // A weight that is infinite (or NaN) keeps the matrix on the fp32 kernel, whose results it defines.
+    std::vector<uint16_t> winf = wh;
+    winf[winf.size() - 3] = 0xFC00;  // -inf, in the ragged tail of the vector loop
+    l.dense = DenseMatrix{DType::F16, out, in, winf.data()};
+    EXPECT_LT(prepare_linear(l).f16_absmax, 0.0f);
     // BF16 weights: never the fp16 kernel.
     std::vector<uint16_t> wb(wh.size());
     for (size_t i = 0; i < wb.size(); ++i) wb[i] = f32_to_bf16(f16_to_f32(wh[i]));

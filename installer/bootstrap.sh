@@ -2,7 +2,8 @@
 # The two commands of the README, in one script:
 #   installer/bootstrap.sh app [ARGS...]   install what is missing, build, start the app
 #   installer/bootstrap.sh test            install what is missing, build, run every test
-#                                          (then the engine tests again under ASan + UBSan)
+#                                          (then the engine tests again under ASan + UBSan, and
+#                                          each fuzz target for a few seconds)
 # Works as root or through sudo on Debian bookworm; idempotent and quick when nothing changed.
 set -euo pipefail
 
@@ -27,6 +28,7 @@ packages=(
   qml6-module-qtqml-workerscript qml6-module-qtcore qml6-module-qttest qml6-module-qtquick-shapes
   qml6-module-qt-labs-platform qml6-module-qt-labs-settings qml6-module-qt-labs-qmlmodels
   libqt6sql6-sqlite libqt6svg6 fonts-inter dbus-daemon appstream
+  clang-14 libclang-rt-14-dev
   python3-numpy python3-sentencepiece
 )
 # Node and npm run the reference clients the tests install (the openai package). A machine may already
@@ -79,4 +81,11 @@ configure build-asan -DFOLIO_SANITIZE=ON -DFOLIO_BUILD_APP=OFF -DFOLIO_CUDA=OFF 
 cmake --build build-asan -j "$jobs"
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j "$jobs" -L engine
+
+# The fuzz targets (clang, libFuzzer, ASan + UBSan; tests/fuzz/README.md), each for a bounded time;
+# tests/fuzz/run_long.sh is the long run.
+configure build-fuzz -DFOLIO_FUZZ=ON -DCMAKE_C_COMPILER=clang-14 -DCMAKE_CXX_COMPILER=clang++-14 \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DFOLIO_FIXTURES="$root/tests/fixtures" -DFOLIO_FUZZ_SECONDS=${FOLIO_FUZZ_SECONDS:-15}
+cmake --build build-fuzz -j "$jobs" --target folio_fuzzers
+ctest --test-dir build-fuzz --output-on-failure -j "$jobs" -L fuzz
 echo "bootstrap: all tests passed"

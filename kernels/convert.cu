@@ -43,7 +43,8 @@ int dtype_code(DType t) {
         case DType::F32: return 0;
         case DType::F16: return 1;
         case DType::BF16: return 2;
-        case DType::I32: break;
+        case DType::I32:
+        case DType::I64: break;
         case DType::F8_E4M3:
         case DType::F8_E5M2: throw Error("convert: FP8 tensors are uploaded as FP8 matrices, not converted");
     }

@@ -16,7 +16,7 @@ namespace {
 // Checkpoint bytes go up through one reusable device buffer and are converted to fp16 there.
 class Uploader {
 public:
-    Uploader(cudaStream_t stream, size_t total_bytes, const std::function<void(float)>& progress)
+    Uploader(cudaStream_t stream, size_t total_bytes, const LoadProgressFn& progress)
         : stream_(stream),
           total_(total_bytes ? total_bytes : 1),
           progress_(progress),
@@ -71,12 +71,12 @@ private:
     static constexpr size_t kChunk = size_t(32) << 20;
     void advance(size_t n) {
         done_ += n;
-        if (progress_) progress_(std::min(1.0f, float(double(done_) / double(total_))));
+        report(progress_, "uploading to GPU", int64_t(std::min(done_, total_) >> 20), int64_t(total_ >> 20), "MiB");
     }
     cudaStream_t stream_;
     size_t total_;
     size_t done_ = 0;
-    std::function<void(float)> progress_;
+    LoadProgressFn progress_;
     DeviceBuffer<unsigned char> staging_;
     DeviceBuffer<HalfOverflow> overflow_;
 };
@@ -246,7 +246,7 @@ int largest_fp8_in(const Model& model) {
     return in;
 }
 
-DeviceModel upload_model(const Model& model, cudaStream_t stream, const std::function<void(float)>& progress) {
+DeviceModel upload_model(const Model& model, cudaStream_t stream, const LoadProgressFn& progress) {
     check_model_supported(model);
     const ModelConfig& c = model.config;
     const ModelPlan plan = plan_model(model.config, model.weights);

@@ -9,6 +9,7 @@
 #include <functional>
 #include <vector>
 
+#include "engine/core/load_progress.h"
 #include "kernels/common/cuda_compat.h"
 #include "kernels/device_buffer.h"
 #include "kernels/gemm.h"
@@ -72,7 +73,7 @@ size_t largest_fused_awq_elems(const Model& model);
 // The widest input of an FP8 matrix (0: none), for the W8A8 activation workspace.
 int largest_fp8_in(const Model& model);
 
-// Uploads (and converts, fuses) every weight; `progress` gets 0..1 by bytes.
-DeviceModel upload_model(const Model& model, cudaStream_t stream, const std::function<void(float)>& progress);
+// Uploads (and converts, fuses) every weight; `progress` gets "uploading to GPU" in MiB.
+DeviceModel upload_model(const Model& model, cudaStream_t stream, const LoadProgressFn& progress);
 
 }  // namespace folio::cuda

@@ -8,8 +8,14 @@ import Folio.Ui
 ApplicationWindow {
     id: window
     required property AppController app
-    // 0 chat, 1 side by side, 2 monitor, 3 models
-    property int page: app.engine.state === EngineBridge.Ready || app.allConversations.count > 0 ? 0 : 3
+    // 0 chat, 1 side by side, 2 monitor, 3 models. Chosen once at the start (Models when there is
+    // neither a model nor a chat yet), then only by the person: a model that finishes loading never
+    // moves them out of the view they are in.
+    property int page: 0
+    Component.onCompleted: {
+        page = app.engine.state === EngineBridge.NoModel && app.allConversations.count === 0 ? 3 : 0
+        if (app.themeMode !== "system") ColorScheme.mode = app.themeMode
+    }
 
     width: 1280
     height: 800
@@ -39,13 +45,12 @@ ApplicationWindow {
     palette.toolTipText: "#f2f2f4"
     palette.placeholderText: Theme.textFaint
 
-    Component.onCompleted: if (app.themeMode !== "system") ColorScheme.mode = app.themeMode
     Connections {
         target: ColorScheme
         function onChanged() { if (window.app.themeMode !== ColorScheme.mode) window.app.themeMode = ColorScheme.mode }
     }
 
-    Shortcut { sequence: StandardKey.New; onActivated: { window.page = 0; window.app.newChat(); chatView.focusComposer() } }
+    Shortcut { sequence: StandardKey.New; onActivated: { window.page = 0; window.app.newChat() } }
     Shortcut { sequences: ["Ctrl+K", StandardKey.Find]; onActivated: sidebar.focusSearch() }
     Shortcut { sequence: "Esc"; enabled: window.app.generatingCount > 0; onActivated: {
             if (window.page === 1) window.app.compare.stopAll()
@@ -93,6 +98,15 @@ ApplicationWindow {
                 text: window.app.log.latest
                 onDismissed: window.app.log.dismissLatest()
             }
+            LoadStatus {
+                objectName: "loadStatus"
+                Layout.fillWidth: true
+                Layout.margins: Theme.m
+                Layout.bottomMargin: 0
+                app: window.app
+                // The Models view shows the same in its own status card.
+                visible: window.app.engine.state === EngineBridge.Loading && window.page !== 3
+            }
             StackLayout {
                 Layout.fillWidth: true
                 Layout.fillHeight: true
@@ -100,7 +114,7 @@ ApplicationWindow {
                 ChatView { id: chatView; app: window.app; onModelsRequested: window.page = 3; onCompareRequested: window.page = 1 }
                 CompareView { app: window.app }
                 MonitorView { app: window.app }
-                ModelsView { app: window.app; onModelChosen: window.page = 0 }
+                ModelsView { app: window.app; onChatRequested: window.page = 0 }
             }
         }
     }

@@ -19,12 +19,14 @@
 #include "app/bench/workload.h"
 #include "app/bench/workload_runner.h"
 #include "app/cli/cli_args.h"
+#include "app/cli/command_line.h"
 #include "engine/backends/backend_factory.h"
 #include "engine/core/error.h"
 #include "engine/model/model.h"
 #include "engine/frontdoor/sync_engine.h"
 
 namespace folio::bench {
+using cli::UsageError;
 namespace {
 
 const char* kUsage =
@@ -53,7 +55,7 @@ const char* kUsage =
     "engine:   [--batching continuous|static] [--static-batch-size N (default 16)] [--prefix-caching on|off]\n"
     "          [--kv-blocks B | --kv-cache-mib M] [--block-size 16] [--max-num-seqs 256] [--max-batched-tokens 2048]\n"
     "\n"
-    "exit status: 0 done, 1 bad arguments or model, 3 some requests failed (reported)\n";
+    "exit status: 0 done, 1 failed (a model or file; the message says why), 2 bad usage, 3 some requests failed (reported)\n";
 
 std::vector<int> parse_int_list(const std::string& s, const std::string& flag) {
     std::vector<int> out;
@@ -67,17 +69,17 @@ std::vector<int> parse_int_list(const std::string& s, const std::string& flag) {
         } catch (const std::exception&) {
             used = 0;
         }
-        if (used != item.size() || v < 1) throw Error("--" + flag + " needs positive integers separated by commas, got '" + s + "'");
+        if (used != item.size() || v < 1) throw UsageError("--" + flag + " needs positive integers separated by commas, got '" + s + "'");
         out.push_back(v);
     }
-    if (out.empty()) throw Error("--" + flag + " is empty");
+    if (out.empty()) throw UsageError("--" + flag + " is empty");
     return out;
 }
 
 bool parse_on_off(const std::string& s, const std::string& flag) {
     if (s == "on") return true;
     if (s == "off") return false;
-    throw Error("--" + flag + " takes on or off, got '" + s + "'");
+    throw UsageError("--" + flag + " takes on or off, got '" + s + "'");
 }
 
 // The workload of the flags: a prompt file or synthetic ids, arrivals, seeds. The same for the
@@ -90,10 +92,10 @@ Workload workload_from_args(const cli::Args& args, uint64_t seed, int vocab_size
     Workload workload;
     if (auto prompts = args.get("prompts")) {
         for (const char* f : {"num-requests", "input-len", "output-len", "shared-prefix"})
-            if (args.has(f)) throw Error(std::string("--") + f + " is for synthetic workloads; it cannot be combined with --prompts");
+            if (args.has(f)) throw UsageError(std::string("--") + f + " is for synthetic workloads; it cannot be combined with --prompts");
         workload = load_prompt_file(*prompts, args.get_int("max-tokens", 128), sampling, args.has("ignore-eos"));
     } else {
-        if (args.has("max-tokens")) throw Error("--max-tokens is for --prompts files; synthetic workloads take --output-len");
+        if (args.has("max-tokens")) throw UsageError("--max-tokens is for --prompts files; synthetic workloads take --output-len");
         SyntheticSpec s;
         s.num_requests = args.get_int("num-requests", 32);
         s.input = LengthRange::parse(args.get_or("input-len", "128"), "input-len");
@@ -115,7 +117,7 @@ Workload workload_from_args(const cli::Args& args, uint64_t seed, int vocab_size
 int run_remote(const cli::Args& args, bool json, uint64_t seed) {
     for (const char* f : {"tokenizer", "threads", "cpu-activations", "batching", "static-batch-size", "prefix-caching", "kv-blocks",
                           "kv-cache-mib", "block-size", "max-num-seqs", "max-batched-tokens", "suite", "context"})
-        if (args.has(f)) throw Error(std::string("--") + f + " sets up a local engine; with --backend remote the server has its own");
+        if (args.has(f)) throw UsageError(std::string("--") + f + " sets up a local engine; with --backend remote the server has its own");
     const int concurrency = args.get_int("concurrency", 0);
     if (concurrency < 0) throw Error("--concurrency must be positive");
     const double rate = args.get_double("rate", 0);
@@ -128,7 +130,7 @@ int run_remote(const cli::Args& args, bool json, uint64_t seed) {
             bos_id = m->config.bos_token_id < vocab_size ? m->config.bos_token_id : -1;
         } else {
             vocab_size = args.get_int("vocab-size", 0);
-            if (vocab_size < 4) throw Error("a synthetic workload for --backend remote needs --model DIR (the server's model, for its vocabulary) or --vocab-size N");
+            if (vocab_size < 4) throw UsageError("a synthetic workload for --backend remote needs --model DIR (the server's model, for its vocabulary) or --vocab-size N");
         }
     }
     remote::RemoteOptions o;
@@ -165,32 +167,31 @@ int run(int argc, char** argv) {
                           "dump-outputs", "cpu-activations", "suite", "rounds", "streams", "prefill-len", "decode-tokens", "bandwidth-mib",
                           "context", "history-tokens", "window-s", "quantization", "kv-cache-dtype", "endpoint", "api-key",
                           "remote-model", "vocab-size"},
-                         {"json", "ignore-eos", "help", "calculate-kv-scales"});
-    if (args.has("help")) {
-        std::fputs(kUsage, stdout);
-        return 0;
-    }
-    if (!args.positional().empty()) throw Error("unexpected argument '" + args.positional().front() + "'");
+                         {"json", "ignore-eos", "calculate-kv-scales"});
+    args.expect_no_positional();
+    const std::string suite = args.get_or("suite", "");
+    if (!suite.empty() && suite != "compare" && suite != "decode" && suite != "frontdoor")
+        throw UsageError("--suite takes decode, compare or frontdoor, got '" + suite + "'");
     const bool json = args.has("json");
     const uint64_t seed = uint64_t(args.get_int("seed", 0));
     if (args.get_or("backend", "") == "remote") return run_remote(args, json, seed);
     for (const char* f : {"endpoint", "api-key", "remote-model", "vocab-size"})
-        if (args.has(f)) throw Error(std::string("--") + f + " is for --backend remote");
+        if (args.has(f)) throw UsageError(std::string("--") + f + " is for --backend remote");
     const std::string spec = args.require("model");
 
     BackendOptions backend;
-    backend.kind = parse_backend_kind(args.get_or("backend", "auto"));
+    backend.kind = parse_backend_kind(args.get_choice("backend", {"auto", "cpu", "cuda"}, "auto"));
     backend.num_threads = args.get_int("threads", 0);
-    backend.cpu_activations = parse_cpu_activations(args.get_or("cpu-activations", "int8"));
+    backend.cpu_activations = parse_cpu_activations(args.get_choice("cpu-activations", {"int8", "exact"}, "int8"));
     backend.kv_scales_from_first_batch = args.has("calculate-kv-scales");
 
     EngineOptions engine;
     engine.backend = backend;
     engine.block_size = args.get_int("block-size", 16);
     engine.num_kv_blocks = args.get_int("kv-blocks", 0);
-    if (engine.num_kv_blocks < 0) throw Error("--kv-blocks must be positive");
+    if (engine.num_kv_blocks < 0) throw UsageError("--kv-blocks must be positive");
     const int kv_mib = args.get_int("kv-cache-mib", 0);
-    if (kv_mib < 0) throw Error("--kv-cache-mib must be positive");
+    if (kv_mib < 0) throw UsageError("--kv-cache-mib must be positive");
     engine.kv_cache_bytes = uint64_t(kv_mib) << 20;
     engine.kv_cache_dtype = parse_kv_cache_dtype(args.get_or("kv-cache-dtype", "auto"));
     if (backend.kv_scales_from_first_batch && !is_fp8(engine.kv_cache_dtype))
@@ -200,13 +201,13 @@ int run(int argc, char** argv) {
     engine.enable_prefix_caching = parse_on_off(args.get_or("prefix-caching", "on"), "prefix-caching");
     const std::string batching = args.get_or("batching", "continuous");
     if (batching == "static") engine.batching = BatchingMode::Static;
-    else if (batching != "continuous") throw Error("--batching takes continuous or static, got '" + batching + "'");
+    else if (batching != "continuous") throw UsageError("--batching takes continuous or static, got '" + batching + "'");
     engine.static_batch_size = args.get_int("static-batch-size", 16);
     const int concurrency = args.get_int("concurrency", 0);
-    if (concurrency < 0) throw Error("--concurrency must be positive");
+    if (concurrency < 0) throw UsageError("--concurrency must be positive");
     if (concurrency > 0) engine.static_batch_size = std::min(engine.static_batch_size, concurrency);
     const double rate = args.get_double("rate", 0);
-    if (rate < 0 || std::isnan(rate)) throw Error("--rate must be a positive number of requests per second");
+    if (rate < 0 || std::isnan(rate)) throw UsageError("--rate must be a positive number of requests per second");
 
     LoadOptions load;
     load.tokenizer_path = args.get_or("tokenizer", "");
@@ -215,9 +216,9 @@ int run(int argc, char** argv) {
     if (auto context = args.get("context")) {
         // A dummy's shape is a real checkpoint's, but nothing in its random weights depends on the
         // context length: it may be longer, e.g. for --suite frontdoor's 32k-token history.
-        if (spec.rfind("dummy:", 0) != 0) throw Error("--context applies to dummy: models only; a checkpoint's context is its own");
+        if (spec.rfind("dummy:", 0) != 0) throw UsageError("--context applies to dummy: models only; a checkpoint's context is its own");
         const int n = args.get_int("context", 0);
-        if (n < 16) throw Error("--context must be at least 16 tokens, got '" + *context + "'");
+        if (n < 16) throw UsageError("--context must be at least 16 tokens, got '" + *context + "'");
         loaded->config.max_position_embeddings = n;
         loaded->tokenizer_config.model_max_length = n;
     }
@@ -228,7 +229,6 @@ int run(int argc, char** argv) {
         return std::make_unique<SyncEngine>(model, make_backend(*model, backend_options_for(o)), o);
     };
 
-    const std::string suite = args.get_or("suite", "");
     if (suite == "decode") {
         DecodeSuiteOptions o;
         o.rounds = args.get_int("rounds", 3);
@@ -238,7 +238,7 @@ int run(int argc, char** argv) {
         o.threads = backend.num_threads;
         o.seed = seed + 1;
         const int mib = args.get_int("bandwidth-mib", 1024);
-        if (mib < 1 || o.prefill_len < 1 || o.decode_tokens < 1) throw Error("--bandwidth-mib, --prefill-len and --decode-tokens must be positive");
+        if (mib < 1 || o.prefill_len < 1 || o.decode_tokens < 1) throw UsageError("--bandwidth-mib, --prefill-len and --decode-tokens must be positive");
         o.bandwidth_bytes = size_t(mib) << 20;
         nlohmann::json result = run_decode_suite(
             *model,
@@ -260,7 +260,7 @@ int run(int argc, char** argv) {
         FrontDoorSuiteOptions o;
         if (auto s = args.get("streams")) {
             const std::vector<int> n = parse_int_list(*s, "streams");
-            if (n.size() != 1) throw Error("--suite frontdoor takes one number of --streams, got '" + *s + "'");
+            if (n.size() != 1) throw UsageError("--suite frontdoor takes one number of --streams, got '" + *s + "'");
             o.streams = n[0];
         }
         o.history_tokens = args.get_int("history-tokens", 32000);
@@ -272,7 +272,6 @@ int run(int argc, char** argv) {
         std::fputs(json ? (result.dump() + "\n").c_str() : format_front_door_suite(result).c_str(), stdout);
         return 0;
     }
-    if (!suite.empty() && suite != "compare") throw Error("--suite takes decode, compare or frontdoor, got '" + suite + "'");
 
     Workload workload = workload_from_args(args, seed, model->config.vocab_size,
                                            model->config.bos_token_id < model->config.vocab_size ? model->config.bos_token_id : -1);
@@ -333,15 +332,6 @@ int run(int argc, char** argv) {
 }  // namespace folio::bench
 
 int main(int argc, char** argv) {
-    // The engine's warnings (a chat template fallback) go to stderr: stdout is the report (--json).
-    spdlog::set_default_logger(spdlog::stderr_color_mt("folio"));
-    try {
-        return folio::bench::run(argc, argv);
-    } catch (const folio::Error& e) {
-        std::fprintf(stderr, "folio-bench: %s\n", e.what());
-        return 1;
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "folio-bench: internal error: %s\n", e.what());
-        return 1;
-    }
+    folio::cli::log_to_stderr();  // stdout is the table or the JSON
+    return folio::cli::run_program("folio-bench", folio::bench::kUsage, [&] { return folio::bench::run(argc, argv); });
 }

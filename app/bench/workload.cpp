@@ -4,6 +4,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "app/cli/command_line.h"
 #include "engine/core/error.h"
 
 namespace folio::bench {
@@ -17,7 +18,7 @@ LengthRange LengthRange::parse(const std::string& text, const std::string& flag)
         } catch (const std::exception&) {
             used = 0;
         }
-        if (used != s.size() || s.empty() || v < 1) throw Error("--" + flag + " needs a positive length N or a range MIN:MAX, got '" + text + "'");
+        if (used != s.size() || s.empty() || v < 1) throw cli::UsageError("--" + flag + " needs a positive length N or a range MIN:MAX, got '" + text + "'");
         return v;
     };
     LengthRange r;
@@ -27,7 +28,7 @@ LengthRange LengthRange::parse(const std::string& text, const std::string& flag)
     } else {
         r.min = number(text.substr(0, colon));
         r.max = number(text.substr(colon + 1));
-        if (r.max < r.min) throw Error("--" + flag + " range " + text + " has MAX below MIN");
+        if (r.max < r.min) throw cli::UsageError("--" + flag + " range " + text + " has MAX below MIN");
     }
     return r;
 }
@@ -58,8 +59,7 @@ Workload load_prompt_file(const std::string& path, int default_max_tokens, const
         if (!j.is_object() || !j.contains("prompt") || !j["prompt"].is_string())
             throw Error(where + ": expected an object like {\"prompt\": \"...\", \"max_tokens\": 64}");
         BenchRequest b;
-        b.request.prompt_text = j["prompt"].get<std::string>();
-        if (b.request.prompt_text.empty()) throw Error(where + ": the prompt is empty");
+        b.request.prompt_text = j["prompt"].get<std::string>();  // "" starts from BOS alone
         b.request.stop.max_tokens = default_max_tokens;
         if (j.contains("max_tokens") && !j["max_tokens"].is_null()) {
             if (!j["max_tokens"].is_number_integer() || j["max_tokens"].get<int64_t>() < 1 || j["max_tokens"].get<int64_t>() > 1000000)
@@ -77,7 +77,7 @@ Workload load_prompt_file(const std::string& path, int default_max_tokens, const
 }
 
 Workload synthetic_workload(const SyntheticSpec& spec, const SamplingParams& sampling) {
-    if (spec.num_requests < 1) throw Error("--num-requests must be at least 1");
+    if (spec.num_requests < 1) throw cli::UsageError("--num-requests must be at least 1");
     if (spec.vocab_size < 4) throw Error("the model's vocabulary is too small for random prompts");
     std::mt19937_64 rng(spec.seed);
     std::uniform_int_distribution<int32_t> token(3, spec.vocab_size - 1);

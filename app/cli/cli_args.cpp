@@ -3,13 +3,15 @@
 #include <cerrno>
 #include <cstdlib>
 
-#include "engine/core/error.h"
+#include "app/cli/command_line.h"
 
 namespace folio::cli {
 
 Args::Args(int argc, char** argv, int first, const std::set<std::string>& options, const std::set<std::string>& flags) {
     for (int i = first; i < argc; ++i) {
         std::string a = argv[i];
+        if (a == "--help" || a == "-h") throw HelpRequested{};
+        if (a == "--version") throw VersionRequested{};
         if (a.rfind("--", 0) != 0 || a == "--") {
             positional_.push_back(a);
             continue;
@@ -21,18 +23,18 @@ Args::Args(int argc, char** argv, int first, const std::set<std::string>& option
             name = name.substr(0, eq);
         }
         if (flags.count(name)) {
-            if (inline_value) throw Error("--" + name + " takes no value");
+            if (inline_value) throw UsageError("--" + name + " takes no value");
             flags_set_.insert(name);
         } else if (options.count(name)) {
             if (inline_value) {
                 values_[name] = *inline_value;
             } else {
-                if (i + 1 >= argc) throw Error("--" + name + " needs a value");
+                if (i + 1 >= argc) throw UsageError("--" + name + " needs a value");
                 values_[name] = argv[++i];
             }
             all_values_[name].push_back(values_[name]);
         } else {
-            throw Error("unknown option --" + name);
+            throw UsageError("unknown option --" + name);
         }
     }
 }
@@ -52,7 +54,7 @@ std::vector<std::string> Args::get_all(const std::string& name) const {
 
 std::string Args::require(const std::string& name) const {
     auto v = get(name);
-    if (!v) throw Error("--" + name + " is required");
+    if (!v) throw UsageError("--" + name + " is required");
     return *v;
 }
 
@@ -67,7 +69,7 @@ int Args::get_int(const std::string& name, int fallback) const {
     char* end = nullptr;
     const long x = std::strtol(v->c_str(), &end, 10);
     if (v->empty() || *end != '\0' || errno == ERANGE || x < -2147483647L || x > 2147483647L)
-        throw Error("--" + name + " needs an integer, got '" + *v + "'");
+        throw UsageError("--" + name + " needs an integer, got '" + *v + "'");
     return int(x);
 }
 
@@ -77,8 +79,22 @@ double Args::get_double(const std::string& name, double fallback) const {
     errno = 0;
     char* end = nullptr;
     const double x = std::strtod(v->c_str(), &end);
-    if (v->empty() || *end != '\0' || errno == ERANGE) throw Error("--" + name + " needs a number, got '" + *v + "'");
+    if (v->empty() || *end != '\0' || errno == ERANGE) throw UsageError("--" + name + " needs a number, got '" + *v + "'");
     return x;
+}
+
+std::string Args::get_choice(const std::string& name, std::initializer_list<const char*> choices, const std::string& fallback) const {
+    const std::string v = get_or(name, fallback);
+    std::string list;
+    for (const char* c : choices) {
+        if (v == c) return v;
+        list += list.empty() ? c : std::string(", ") + c;
+    }
+    throw UsageError("--" + name + " takes one of " + list + "; got '" + v + "'");
+}
+
+void Args::expect_no_positional() const {
+    if (!positional_.empty()) throw UsageError("unexpected argument '" + positional_.front() + "'");
 }
 
 }  // namespace folio::cli

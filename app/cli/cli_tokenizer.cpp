@@ -1,5 +1,6 @@
 #include "app/cli/cli_tokenizer.h"
 
+#include "app/cli/command_line.h"
 #include "engine/core/error.h"
 #include "engine/model/dummy_model.h"
 #include "engine/tokenizer/tokenizer_loader.h"
@@ -13,7 +14,7 @@ CliTokenizer load_cli_tokenizer(const std::string& model) {
 }
 
 void check_backend(const std::string& b) {
-    if (b != "auto" && b != "cpu" && b != "cuda") throw Error("unknown backend '" + b + "': use auto, cpu or cuda");
+    if (b != "auto" && b != "cpu" && b != "cuda") throw UsageError("unknown backend '" + b + "': use auto, cpu or cuda");
 }
 
 }  // namespace folio::cli

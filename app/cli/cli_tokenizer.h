@@ -16,7 +16,7 @@ struct CliTokenizer {
 
 CliTokenizer load_cli_tokenizer(const std::string& model);
 
-// Every command takes --backend; these need no device, so the value is only checked.
+// Every command takes --backend; these need no device, so the value is only checked (UsageError).
 void check_backend(const std::string& backend);
 
 }  // namespace folio::cli

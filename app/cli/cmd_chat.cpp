@@ -7,6 +7,7 @@
 #include <string>
 #include <unistd.h>
 
+#include "app/cli/command_line.h"
 #include "app/cli/commands.h"
 #include "app/cli/engine_setup.h"
 #include "app/cli/reply_engine.h"
@@ -18,15 +19,34 @@ namespace {
 // Set by SIGINT while a reply streams; a signal handler can only touch a lock-free atomic.
 std::atomic<bool> g_interrupted{false};
 void on_sigint(int) { g_interrupted.store(true); }
-}  // namespace
 
-int run_chat(int argc, char** argv, int first) {
+std::string usage() {
+    return std::string(
+               "usage: folio-cli chat --model DIR|dummy:NAME [options]\n"
+               "\n"
+               "An interactive chat with the model's chat template: one line per message on stdin, replies on\n"
+               "stdout. /reset starts over, /system TEXT sets the system prompt, /exit or Ctrl-D quits; Ctrl-C\n"
+               "stops a reply.\n"
+               "\n"
+               "  --system TEXT            the system prompt\n"
+               "  --max-tokens N           at most N new tokens per reply (default 1024)\n"
+               "\n") +
+           model_options_usage() + "\n" +
+           "remote (instead of --model):\n"
+           "  --backend remote --endpoint URL [--api-key KEY] [--remote-model NAME]\n"
+           "                           an OpenAI-compatible server (folio-server, vLLM, llama.cpp) runs the model\n"
+           "\n" + sampling_options_usage();
+}
+
+int run(int argc, char** argv, int first) {
     auto options = model_options();
     options.merge(sampling_options());
     options.merge(remote_options());
     options.insert({"max-tokens", "system"});
     Args args(argc, argv, first, options, model_flags());
-    if (!args.positional().empty()) throw Error("unexpected argument '" + args.positional()[0] + "'");
+    args.expect_no_positional();
+    if (args.get_int("max-tokens", 1024) <= 0) throw UsageError("--max-tokens must be positive");
+    if (!is_remote(args)) backend_from_args(args);  // a bad --backend is reported before the model loads
     auto engine = make_reply_engine(args, true);
     const SamplingParams sampling = engine->sampling;
     const int max_tokens = args.get_int("max-tokens", 1024);
@@ -95,5 +115,9 @@ int run_chat(int argc, char** argv, int first) {
     std::signal(SIGINT, SIG_DFL);
     return 0;
 }
+
+}  // namespace
+
+const Command chat_command = {"chat", "an interactive chat in the terminal", usage, run};
 
 }  // namespace folio::cli

@@ -11,6 +11,7 @@
 
 #include "app/cli/cli_args.h"
 #include "app/cli/cli_tokenizer.h"
+#include "app/cli/command_line.h"
 #include "app/cli/commands.h"
 #include "engine/core/error.h"
 
@@ -32,18 +33,29 @@ std::vector<int> parse_ids(const std::string& s) {
         int id = -1;
         const auto [end, ec] = std::from_chars(word.data(), word.data() + word.size(), id);
         if (ec != std::errc() || end != word.data() + word.size() || id < 0)
-            throw Error("--ids: '" + word + "' is not a token id (give ids like 1,2,3)");
+            throw UsageError("--ids: '" + word + "' is not a token id (give ids like 1,2,3)");
         ids.push_back(id);
         i = j;
     }
     return ids;
 }
 
-}  // namespace
+std::string usage() {
+    return "usage: folio-cli detokenize --model DIR|FILE|dummy:NAME --ids 1,2,3 [--skip-special-tokens] [--json]\n"
+           "\n"
+           "Prints the text of token ids as the model's tokenizer decodes them, special tokens kept (Hugging\n"
+           "Face's decode with skip_special_tokens=False, clean_up_tokenization_spaces as\n"
+           "tokenizer_config.json says) unless --skip-special-tokens. Needs only the tokenizer files.\n"
+           "\n"
+           "  --ids IDS                ids separated by commas or spaces, or a JSON list\n"
+           "  --skip-special-tokens    leave special tokens out of the text\n"
+           "  --json                   {\"text\": ...}\n"
+           "  --backend auto|cpu|cuda  accepted for symmetry with the other commands (nothing runs on it)\n";
+}
 
-int run_detokenize(int argc, char** argv, int first) {
+int run(int argc, char** argv, int first) {
     const Args args(argc, argv, first, {"model", "ids", "backend"}, {"skip-special-tokens", "json"});
-    if (!args.positional().empty()) throw Error("unexpected argument '" + args.positional().front() + "'");
+    args.expect_no_positional();
     check_backend(args.get_or("backend", "auto"));
     const std::string model = args.require("model");
     const std::vector<int> ids = parse_ids(args.require("ids"));
@@ -58,5 +70,9 @@ int run_detokenize(int argc, char** argv, int first) {
     }
     return std::fflush(stdout) == 0 ? 0 : 1;
 }
+
+}  // namespace
+
+const Command detokenize_command = {"detokenize", "the text of token ids", usage, run};
 
 }  // namespace folio::cli

@@ -3,14 +3,37 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "app/cli/command_line.h"
 #include "app/cli/commands.h"
 #include "app/cli/engine_setup.h"
 #include "app/cli/reply_engine.h"
 #include "engine/core/error.h"
 
 namespace folio::cli {
+namespace {
 
-int run_generate(int argc, char** argv, int first) {
+std::string usage() {
+    return std::string(
+               "usage: folio-cli generate --model DIR|dummy:NAME --prompt TEXT [options]\n"
+               "\n"
+               "Generates one reply to TEXT, streamed to stdout (or one JSON object with --json).\n"
+               "\n"
+               "  --prompt TEXT            the user's message (with --raw: the exact text; \"\" starts from BOS alone)\n"
+               "  --raw                    no chat template: TEXT is encoded as it is, after BOS\n"
+               "  --system TEXT            a system message (not with --raw)\n"
+               "  --max-tokens N           at most N new tokens (default 256)\n"
+               "  --stop STR               end the reply before STR\n"
+               "  --ignore-eos             go on past the end-of-sequence token\n"
+               "  --json                   {prompt_ids, ids, text, finish_reason, timings, backend} on stdout\n"
+               "\n") +
+           model_options_usage() + "\n" +
+           "remote (instead of --model):\n"
+           "  --backend remote --endpoint URL [--api-key KEY] [--remote-model NAME]\n"
+           "                           an OpenAI-compatible server (folio-server, vLLM, llama.cpp) runs the model\n"
+           "\n" + sampling_options_usage();
+}
+
+int run(int argc, char** argv, int first) {
     auto options = model_options();
     options.merge(sampling_options());
     options.merge(remote_options());
@@ -18,17 +41,19 @@ int run_generate(int argc, char** argv, int first) {
     auto flags = model_flags();
     flags.insert({"raw", "json", "ignore-eos"});
     Args args(argc, argv, first, options, flags);
-    if (!args.positional().empty()) throw Error("unexpected argument '" + args.positional()[0] + "'");
+    args.expect_no_positional();
     const std::string prompt = args.require("prompt");
     const int max_tokens = args.get_int("max-tokens", 256);
-    if (max_tokens <= 0) throw Error("--max-tokens must be positive");
+    if (max_tokens <= 0) throw UsageError("--max-tokens must be positive");
+    if (args.has("raw") && args.has("system"))
+        throw UsageError("--system needs the chat template; it cannot be combined with --raw");
+    if (!is_remote(args)) backend_from_args(args);  // a bad --backend is reported before the model loads
     const bool json_out = args.has("json");
 
     auto engine = make_reply_engine(args, !json_out);
     Request req;
     if (args.has("raw")) {
-        if (args.has("system")) throw Error("--system needs the chat template; it cannot be combined with --raw");
-        req.prompt_text = prompt;
+        req.prompt_text = prompt;  // "" is a prompt too: BOS alone, as transformers and llama.cpp do
     } else {
         if (auto sys = args.get("system")) req.messages.push_back({"system", *sys});
         req.messages.push_back({"user", prompt});
@@ -87,5 +112,9 @@ int run_generate(int argc, char** argv, int first) {
         }
     }
 }
+
+}  // namespace
+
+const Command generate_command = {"generate", "one reply to a prompt, streamed (or --json)", usage, run};
 
 }  // namespace folio::cli

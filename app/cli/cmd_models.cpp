@@ -9,6 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/cli_args.h"
+#include "app/cli/cli_tokenizer.h"
+#include "app/cli/command_line.h"
 #include "app/cli/commands.h"
 #include "app/cli/recent_folders.h"
 #include "engine/backends/backend_factory.h"
@@ -50,14 +52,28 @@ json model_json(const hub::LocalModel& m, const hub::FitEstimate& f) {
             {"fit", fit_json(f)}};
 }
 
-}  // namespace
+std::string usage() {
+    return "usage: folio-cli models [--json] [--context N] [--backend auto|cpu|cuda] [--folder DIR]... [--data-dir DIR]\n"
+           "\n"
+           "Lists every local model: the hub cache's snapshots and the folders the app remembers (or --folder),\n"
+           "with family, parameters, format, size on disk, and whether it fits the memory of the device the\n"
+           "engine would use.\n"
+           "\n"
+           "  --context N              tokens per conversation for the fit (default: the model's full context)\n"
+           "  --backend auto|cpu|cuda  the device whose memory counts (auto: CUDA when a GPU is present)\n"
+           "  --folder DIR             also list the model in DIR (repeatable)\n"
+           "  --data-dir DIR           the app's data folder, whose settings.ini lists its recent folders\n"
+           "  --json                   one JSON object\n";
+}
 
-int run_models(int argc, char** argv, int first) {
+int run(int argc, char** argv, int first) {
     const Args args(argc, argv, first, {"context", "backend", "folder", "data-dir"}, {"json"});
-    if (!args.positional().empty()) throw Error("unexpected argument '" + args.positional().front() + "'");
+    args.expect_no_positional();
     const int context = args.get_int("context", 0);
-    if (context < 0) throw Error("--context must be a positive number of tokens");
-    const BackendKind kind = parse_backend_kind(args.get_or("backend", "auto"));
+    if (context < 0) throw UsageError("--context must be a positive number of tokens");
+    const std::string backend = args.get_or("backend", "auto");
+    check_backend(backend);
+    const BackendKind kind = parse_backend_kind(backend);
     const hub::HubConfig config = hub::hub_config_from_env();
 
     std::vector<std::string> folders = args.get_all("folder");
@@ -110,5 +126,9 @@ int run_models(int argc, char** argv, int first) {
     }
     return std::fflush(stdout) == 0 ? 0 : 1;
 }
+
+}  // namespace
+
+const Command models_command = {"models", "the local models, and whether each fits this machine's memory", usage, run};
 
 }  // namespace folio::cli

@@ -14,6 +14,7 @@
 #include <sstream>
 #include <unistd.h>
 
+#include "app/cli/command_line.h"
 #include "app/cli/commands.h"
 #include "app/cli/engine_setup.h"
 #include "engine/backend/backend.h"
@@ -65,21 +66,38 @@ private:
     std::chrono::steady_clock::time_point t0_ = std::chrono::steady_clock::now(), drawn_ = t0_;
 };
 
-}  // namespace
+std::string usage() {
+    return std::string(
+               "usage: folio-cli perplexity --model DIR|dummy:NAME --file TEXT [options]\n"
+               "\n"
+               "What a quantization costs: perplexity over non-overlapping windows of the text, with a progress\n"
+               "bar on stderr. --save-logits keeps every scored token's distribution; --kl-divergence compares a\n"
+               "run with such a file (mean KL, same top token), as llama.cpp's perplexity tool does.\n"
+               "\n"
+               "  --file TEXT              the text to score (UTF-8)\n"
+               "  --ctx N                  window length in tokens (default 512)\n"
+               "  --parallel N             windows scored together (default 8)\n"
+               "  --save-logits BASE.lp    write the distributions of a base run\n"
+               "  --kl-divergence BASE.lp  compare this run with a base run's distributions\n"
+               "  --json                   one JSON object on stdout\n"
+               "\n") +
+           model_options_usage();
+}
 
-int run_perplexity(int argc, char** argv, int first) {
+int run(int argc, char** argv, int first) {
     auto options = model_options();
     options.insert({"file", "ctx", "parallel", "save-logits", "kl-divergence"});
     auto flags = model_flags();
     flags.insert("json");
     Args args(argc, argv, first, options, flags);
-    if (!args.positional().empty()) throw Error("unexpected argument '" + args.positional()[0] + "'");
+    args.expect_no_positional();
     const std::string text = read_text(args.require("file"));
     const int ctx = args.get_int("ctx", 512);
     const int parallel = args.get_int("parallel", 8);
-    if (parallel < 1) throw Error("--parallel must be at least 1");
+    if (ctx < 2) throw UsageError("--ctx must be at least 2");
+    if (parallel < 1) throw UsageError("--parallel must be at least 1");
     if (args.has("save-logits") && args.has("kl-divergence"))
-        throw Error("--save-logits writes a base run and --kl-divergence compares with one: use one per run");
+        throw UsageError("--save-logits writes a base run and --kl-divergence compares with one: use one per run");
     const bool json_out = args.has("json");
 
     const EngineOptions eo = engine_options_from_args(args);
@@ -178,5 +196,9 @@ int run_perplexity(int argc, char** argv, int first) {
     if (writer) std::printf("saved the distributions of %lld tokens to %s\n", static_cast<long long>(r.tokens), args.get("save-logits")->c_str());
     return 0;
 }
+
+}  // namespace
+
+const Command perplexity_command = {"perplexity", "perplexity of a text, and KL divergence to a base run", usage, run};
 
 }  // namespace folio::cli

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/cli_args.h"
+#include "app/cli/command_line.h"
 #include "app/cli/commands.h"
 #include "app/cli/pull_progress.h"
 #include "engine/core/error.h"
@@ -28,18 +29,31 @@ extern "C" void on_interrupt(int) {
     std::signal(SIGINT, SIG_DFL);  // a second Ctrl-C stops at once
 }
 
-}  // namespace
+std::string usage() {
+    return "usage: folio-cli pull ORG/NAME[@REVISION] [--include GLOB]... [--exclude GLOB]... [--all] [--jobs N] [--json]\n"
+           "\n"
+           "Downloads a model into the Hugging Face hub cache (HF_HUB_CACHE, HF_HOME, ~/.cache/huggingface/hub),\n"
+           "resuming what an earlier pull left and verifying every file; prints the folder to load on stdout.\n"
+           "Progress goes to stderr. Ctrl-C pauses (the data downloaded so far is kept; the same command\n"
+           "resumes, exit status 130). HF_TOKEN is sent for gated models; HF_HUB_OFFLINE=1 uses the cache only.\n"
+           "\n"
+           "  --include GLOB   also fetch the files matching GLOB (repeatable)\n"
+           "  --exclude GLOB   skip the files matching GLOB (repeatable)\n"
+           "  --all            every file of the repository, not only what the engine loads\n"
+           "  --jobs N         files downloaded at once, 1 to 16 (default 4)\n"
+           "  --json           one JSON object on stdout (repo, revision, commit, path, files, bytes)\n";
+}
 
-int run_pull(int argc, char** argv, int first) {
+int run(int argc, char** argv, int first) {
     const Args args(argc, argv, first, {"include", "exclude", "jobs"}, {"all", "json"});
-    if (args.positional().size() != 1) throw Error("give one repository: folio-cli pull ORG/NAME[@REVISION]");
+    if (args.positional().size() != 1) throw UsageError("give one repository: folio-cli pull ORG/NAME[@REVISION]");
     const hub::RepoRef ref = hub::parse_repo_ref(args.positional()[0]);
     hub::PullOptions options;
     options.include = args.get_all("include");
     options.exclude = args.get_all("exclude");
     options.all_files = args.has("all");
     options.parallel_files = args.get_int("jobs", 4);
-    if (options.parallel_files < 1 || options.parallel_files > 16) throw Error("--jobs must be 1 to 16");
+    if (options.parallel_files < 1 || options.parallel_files > 16) throw UsageError("--jobs must be 1 to 16");
     const hub::HubConfig config = hub::hub_config_from_env();
     const bool json = args.has("json");
 
@@ -73,5 +87,9 @@ int run_pull(int argc, char** argv, int first) {
     }
     return std::fflush(stdout) == 0 ? 0 : 1;
 }
+
+}  // namespace
+
+const Command pull_command = {"pull", "download a model from the Hugging Face Hub into its cache", usage, run};
 
 }  // namespace folio::cli

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "app/cli/cli_args.h"
+#include "app/cli/command_line.h"
 #include "app/cli/commands.h"
 #include "engine/core/error.h"
 #include "engine/hub/blob_download.h"
@@ -12,10 +13,18 @@
 #include "engine/hub/repo_ref.h"
 
 namespace folio::cli {
+namespace {
 
-int run_rm(int argc, char** argv, int first) {
+std::string usage() {
+    return "usage: folio-cli rm ORG/NAME[@REVISION]\n"
+           "\n"
+           "Removes a model from the hub cache: every snapshot, or only the revision given (then each file\n"
+           "another snapshot still uses is kept). Refuses while a download of it is running.\n";
+}
+
+int run(int argc, char** argv, int first) {
     const Args args(argc, argv, first, {}, {});
-    if (args.positional().size() != 1) throw Error("give one repository: folio-cli rm ORG/NAME[@REVISION]");
+    if (args.positional().size() != 1) throw UsageError("give one repository: folio-cli rm ORG/NAME[@REVISION]");
     const std::string& text = args.positional()[0];
     const hub::RepoRef ref = hub::parse_repo_ref(text);
     const std::string revision = text.find('@') == std::string::npos ? "" : ref.revision;
@@ -29,5 +38,9 @@ int run_rm(int argc, char** argv, int first) {
     std::printf("\n");
     return std::fflush(stdout) == 0 ? 0 : 1;
 }
+
+}  // namespace
+
+const Command rm_command = {"rm", "remove a model from the hub cache", usage, run};
 
 }  // namespace folio::cli

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/cli/cli_args.h"
+#include "app/cli/command_line.h"
 #include "app/cli/commands.h"
 #include "engine/chat/chat_prompt.h"
 #include "engine/chat/chat_template.h"
@@ -44,11 +45,25 @@ void print_exact(const std::string& text) {
     std::fflush(stdout);
 }
 
-}  // namespace
+std::string usage() {
+    return "usage: folio-cli template --model DIR --messages FILE.json [--add-generation-prompt]\n"
+           "\n"
+           "Prints the prompt the model's chat template builds for the messages, byte for byte, as\n"
+           "transformers' apply_chat_template does. DIR needs only tokenizer_config.json; without a\n"
+           "chat_template the built-in template of the model's family is used (a note says which).\n"
+           "\n"
+           "  --messages FILE.json     a JSON array of {\"role\": ..., \"content\": ...} (or {\"messages\": [...]})\n"
+           "  --add-generation-prompt  end with the opening of the assistant's turn\n"
+           "  --backend auto|cpu|cuda  accepted for symmetry with the other commands (nothing runs on it)\n"
+           "\n"
+           "exit status: 0 rendered, 1 the template raised or another error, 2 bad usage or a chat_template\n"
+           "that cannot be parsed (its line and column on stderr)\n";
+}
 
-int run_template(int argc, char** argv, int first) {
+int run(int argc, char** argv, int first) {
     const Args args(argc, argv, first, {"model", "messages", "backend"}, {"add-generation-prompt"});
-    if (!args.positional().empty()) throw Error("unexpected argument '" + args.positional()[0] + "'");
+    args.expect_no_positional();
+    args.get_choice("backend", {"auto", "cpu", "cuda"}, "auto");
     const std::string dir = args.require("model");
     const json messages = read_messages(args.require("messages"));
     const bool add_generation_prompt = args.has("add-generation-prompt");
@@ -91,5 +106,9 @@ int run_template(int argc, char** argv, int first) {
     print_exact(prompt.text);
     return 0;
 }
+
+}  // namespace
+
+const Command template_command = {"template", "the prompt a chat template renders for messages", usage, run};
 
 }  // namespace folio::cli

@@ -16,6 +16,7 @@
 
 #include "app/cli/cli_args.h"
 #include "app/cli/cli_tokenizer.h"
+#include "app/cli/command_line.h"
 #include "app/cli/commands.h"
 #include "engine/core/error.h"
 #include "engine/tokenizer/prompt_encoding.h"
@@ -23,6 +24,23 @@
 
 namespace folio::cli {
 namespace {
+
+std::string usage() {
+    return "usage: folio-cli tokenize --model DIR|FILE|dummy:NAME (--text TEXT | --file F) [--bos | --add-special-tokens] [--json]\n"
+           "\n"
+           "Prints the token ids of the text as the model's tokenizer encodes a raw prompt: one \"id<TAB>piece\"\n"
+           "line per token, or {\"ids\": [...]} with --json. No special tokens unless asked. tokenizer.json\n"
+           "folders recognize their added tokens (\"<|eot_id|>\") in the text, as Hugging Face does;\n"
+           "sentencepiece reads \"<s>\" as text. Needs only the tokenizer: a folder holding tokenizer.json or\n"
+           "tokenizer.model, or the file itself; dummy:NAME uses the byte tokenizer (id = UTF-8 byte + 3).\n"
+           "\n"
+           "  --text TEXT | --file F   what to encode (exactly one; UTF-8)\n"
+           "  --bos                    put the BOS token first\n"
+           "  --add-special-tokens     what the tokenizer adds itself (tokenizer.json's post-processor, or\n"
+           "                           BOS/EOS as tokenizer_config.json says)\n"
+           "  --json                   one JSON object\n"
+           "  --backend auto|cpu|cuda  accepted for symmetry with the other commands (nothing runs on it)\n";
+}
 
 std::string read_input_file(const std::string& path) {
     std::error_code ec;
@@ -34,15 +52,13 @@ std::string read_input_file(const std::string& path) {
     return ss.str();
 }
 
-}  // namespace
-
-int run_tokenize(int argc, char** argv, int first) {
+int run(int argc, char** argv, int first) {
     const Args args(argc, argv, first, {"model", "text", "file", "backend"}, {"bos", "add-special-tokens", "json"});
-    if (!args.positional().empty()) throw Error("unexpected argument '" + args.positional().front() + "'");
+    args.expect_no_positional();
     check_backend(args.get_or("backend", "auto"));
     const std::string model = args.require("model");
-    if (args.has("text") == args.has("file")) throw Error("give exactly one of --text TEXT or --file F");
-    if (args.has("bos") && args.has("add-special-tokens")) throw Error("give --bos or --add-special-tokens, not both");
+    if (args.has("text") == args.has("file")) throw UsageError("give exactly one of --text TEXT or --file F");
+    if (args.has("bos") && args.has("add-special-tokens")) throw UsageError("give --bos or --add-special-tokens, not both");
     const std::string text = args.has("text") ? *args.get("text") : read_input_file(*args.get("file"));
     if (const size_t bad = unicode::first_invalid_byte(text); bad != text.size())
         throw Error(std::string(args.has("text") ? "--text" : "--file " + *args.get("file")) +
@@ -64,5 +80,9 @@ int run_tokenize(int argc, char** argv, int first) {
     }
     return std::fflush(stdout) == 0 ? 0 : 1;
 }
+
+}  // namespace
+
+const Command tokenize_command = {"tokenize", "the token ids of a text", usage, run};
 
 }  // namespace folio::cli

@@ -1,10 +1,23 @@
 #include "app/cli/engine_setup.h"
 
 #include <cstdio>
+#include <memory>
+#include <unistd.h>
 
+#include "app/cli/command_line.h"
 #include "engine/core/error.h"
 
 namespace folio::cli {
+
+std::string backend_from_args(const Args& args) {
+    const std::string b = args.get_or("backend", "auto");
+    if (b != "auto" && b != "cpu" && b != "cuda") throw UsageError("unknown backend '" + b + "': use auto, cpu or cuda");
+    return b;
+}
+
+CpuActivations cpu_activations_from_args(const Args& args) {
+    return parse_cpu_activations(args.get_choice("cpu-activations", {"int8", "exact"}, "int8"));
+}
 
 std::set<std::string> model_options() {
     return {"model", "backend", "threads", "tokenizer", "kv-cache-mb", "weights-seed", "cpu-activations", "quantization", "kv-cache-dtype"};
@@ -16,40 +29,82 @@ std::set<std::string> sampling_options() {
     return {"temperature", "top-p", "top-k", "min-p", "repetition-penalty", "presence-penalty", "frequency-penalty", "seed"};
 }
 
+const char* model_options_usage() {
+    return "model:\n"
+           "  --model DIR|dummy:NAME   a Hugging Face folder, or a random model at a real shape (dummy:tiny,\n"
+           "                           dummy:llama-2-7b-awq, ...)\n"
+           "  --backend auto|cpu|cuda  auto: CUDA when a GPU and the CUDA module are present (default)\n"
+           "  --threads N              CPU threads (default: all)\n"
+           "  --tokenizer PATH         a tokenizer.model for dummy models (default: a byte tokenizer)\n"
+           "  --kv-cache-mb N          KV cache size (default: what memory allows)\n"
+           "  --weights-seed N         seed of a dummy model's weights (default 1234)\n"
+           "  --cpu-activations int8|exact\n"
+           "                           the CPU backend's fast int8 activations (default), or its exact mode\n"
+           "                           (three int8 parts, fp32-class results: the reference the tests use)\n"
+           "  --quantization fp8       fp16/bf16 weights converted to FP8 at load\n"
+           "  --kv-cache-dtype auto|fp8|fp8_e4m3|fp8_e5m2\n"
+           "                           the KV cache's element type (auto: the model's dtype)\n"
+           "  --calculate-kv-scales    FP8 KV scales measured on the first batch (with --kv-cache-dtype fp8)\n";
+}
+
+const char* sampling_options_usage() {
+    return "sampling (default: the checkpoint's generation_config.json, else greedy):\n"
+           "  --temperature T          0 is greedy\n"
+           "  --top-p P                in (0, 1]\n"
+           "  --top-k K                0: off\n"
+           "  --min-p M                in [0, 1]\n"
+           "  --repetition-penalty R   > 0 (1: off)\n"
+           "  --presence-penalty X  --frequency-penalty X\n"
+           "  --seed S                 a non-negative integer\n";
+}
+
 std::shared_ptr<const Model> load_model_from_args(const Args& args, bool show_progress) {
     LoadOptions lo;
     lo.tokenizer_path = args.get_or("tokenizer", "");
     lo.seed = uint64_t(args.get_int("weights-seed", 1234));
     lo.quantization = args.get_or("quantization", "");
-    int last = -1;
-    if (show_progress)
-        lo.progress = [&last](float p) {
-            const int pct = int(p * 100);
-            if (pct / 10 != last / 10) {
-                std::fprintf(stderr, "\rloading %3d%%", pct);
-                std::fflush(stderr);
-                last = pct;
-            }
-        };
+    if (show_progress) lo.progress = terminal_load_progress();
     auto m = load_model(args.require("model"), lo);
-    if (show_progress) {
-        std::fprintf(stderr, "\r            \r");
-        if (m->load_stats.quantize_seconds > 0)
-            std::fprintf(stderr, "loaded %s in %.1f s, converted to FP8 in %.1f s (%.0f -> %.0f MiB of linears), peak memory %.0f MiB\n",
-                         m->name.c_str(), m->load_stats.seconds, m->load_stats.quantize_seconds,
-                         double(m->load_stats.quantized_bytes_before) / 1048576.0, double(m->load_stats.quantized_bytes_after) / 1048576.0,
-                         double(m->load_stats.peak_rss_bytes) / 1048576.0);
-    }
+    if (show_progress && m->load_stats.quantize_seconds > 0)
+        std::fprintf(stderr, "loaded %s in %.1f s, converted to FP8 in %.1f s (%.0f -> %.0f MiB of linears), peak memory %.0f MiB\n",
+                     m->name.c_str(), m->load_stats.seconds, m->load_stats.quantize_seconds,
+                     double(m->load_stats.quantized_bytes_before) / 1048576.0, double(m->load_stats.quantized_bytes_after) / 1048576.0,
+                     double(m->load_stats.peak_rss_bytes) / 1048576.0);
     return m;
+}
+
+LoadProgressFn terminal_load_progress() {
+    if (!isatty(STDERR_FILENO)) return {};
+    // One line on stderr, rewritten in place ("loading: mapping weights 12/23 layers") and erased when
+    // a counted phase completes, so that nothing is left before the reply.
+    struct Line {
+        std::string phase;
+        int percent = -1;
+    };
+    return [line = std::make_shared<Line>()](const LoadProgress& p) {
+        const int percent = int(p.fraction() * 100);
+        if (p.phase == line->phase && percent == line->percent) return;
+        line->phase = p.phase;
+        line->percent = percent;
+        if (p.total > 0 && p.done == p.total) {
+            std::fputs("\r\033[K", stderr);
+        } else if (p.total > 0) {
+            std::fprintf(stderr, "\r\033[Kloading: %s %lld/%lld %s", p.phase, (long long)p.done, (long long)p.total, p.unit);
+        } else {
+            std::fprintf(stderr, "\r\033[Kloading: %s", p.phase);
+        }
+        std::fflush(stderr);
+    };
 }
 
 EngineOptions engine_options_from_args(const Args& args) {
     EngineOptions o;
-    o.backend.kind = parse_backend_kind(args.get_or("backend", "auto"));
+    o.backend.kind = parse_backend_kind(backend_from_args(args));
     o.backend.num_threads = args.get_int("threads", 0);
-    o.backend.cpu_activations = parse_cpu_activations(args.get_or("cpu-activations", "int8"));
+    o.backend.progress = terminal_load_progress();
+    o.backend.cpu_activations = cpu_activations_from_args(args);
     const int mb = args.get_int("kv-cache-mb", 0);
-    if (mb < 0) throw Error("--kv-cache-mb must be positive");
+    if (mb < 0) throw UsageError("--kv-cache-mb must be positive");
     o.kv_cache_bytes = uint64_t(mb) << 20;
     o.kv_cache_dtype = parse_kv_cache_dtype(args.get_or("kv-cache-dtype", "auto"));
     o.backend.kv_scales_from_first_batch = args.has("calculate-kv-scales");
@@ -77,14 +132,14 @@ SamplingParams sampling_from_args(const Args& args, const GenerationDefaults& g)
         try {
             s.seed = std::stoull(*seed);
         } catch (const std::exception&) {
-            throw Error("--seed needs a non-negative integer, got '" + *seed + "'");
+            throw UsageError("--seed needs a non-negative integer, got '" + *seed + "'");
         }
     }
-    if (s.temperature < 0) throw Error("--temperature must be >= 0");
-    if (!(s.top_p > 0 && s.top_p <= 1)) throw Error("--top-p must be in (0, 1]");
-    if (s.top_k < 0) throw Error("--top-k must be >= 0");
-    if (s.min_p < 0 || s.min_p > 1) throw Error("--min-p must be in [0, 1]");
-    if (s.repetition_penalty <= 0) throw Error("--repetition-penalty must be > 0");
+    if (s.temperature < 0) throw UsageError("--temperature must be >= 0");
+    if (!(s.top_p > 0 && s.top_p <= 1)) throw UsageError("--top-p must be in (0, 1]");
+    if (s.top_k < 0) throw UsageError("--top-k must be >= 0");
+    if (s.min_p < 0 || s.min_p > 1) throw UsageError("--min-p must be in [0, 1]");
+    if (s.repetition_penalty <= 0) throw UsageError("--repetition-penalty must be > 0");
     return s;
 }
 

@@ -17,10 +17,19 @@ std::set<std::string> model_options();        // --model --backend --threads --t
                                               // --cpu-activations --quantization --kv-cache-dtype
 std::set<std::string> model_flags();          // --calculate-kv-scales
 std::set<std::string> sampling_options();     // --temperature --top-p --top-k --min-p --repetition-penalty --presence-penalty ...
+// Their lines of a usage text.
+const char* model_options_usage();
+const char* sampling_options_usage();
 
+// --backend's value, checked (UsageError unless auto, cpu or cuda); "auto" when absent.
+std::string backend_from_args(const Args& args);
+// --cpu-activations' value, checked (UsageError unless int8 or exact); int8 when absent.
+CpuActivations cpu_activations_from_args(const Args& args);
 std::shared_ptr<const Model> load_model_from_args(const Args& args, bool show_progress);
+// Shows a load's phases on one line of stderr when stderr is a terminal (empty otherwise).
+LoadProgressFn terminal_load_progress();
 EngineOptions engine_options_from_args(const Args& args);
-// Sampling from the flags, falling back to the checkpoint's generation_config.json, then greedy.
+// Sampling from the flags (a value out of its range is a UsageError), falling back to the checkpoint's generation_config.json, then greedy.
 SamplingParams sampling_from_args(const Args& args, const Model& model);
 SamplingParams sampling_from_args(const Args& args, const GenerationDefaults& defaults);
 

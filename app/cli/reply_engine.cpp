@@ -1,5 +1,7 @@
 #include "app/cli/reply_engine.h"
 
+#include "app/cli/command_line.h"
+
 #include "app/cli/engine_setup.h"
 #include "engine/backends/backend_factory.h"
 #include "engine/core/error.h"
@@ -47,7 +49,7 @@ bool is_remote(const Args& args) { return args.get_or("backend", "") == "remote"
 std::unique_ptr<ReplyEngine> make_reply_engine(const Args& args, bool show_progress) {
     if (!is_remote(args)) {
         for (const char* flag : {"endpoint", "api-key", "remote-model"})
-            if (args.has(flag)) throw Error(std::string("--") + flag + " is for --backend remote");
+            if (args.has(flag)) throw UsageError(std::string("--") + flag + " is for --backend remote");
         auto model = load_model_from_args(args, show_progress);
         auto e = std::make_unique<LocalReplyEngine>(model, engine_options_from_args(args));
         e->sampling = sampling_from_args(args, *model);
@@ -55,7 +57,7 @@ std::unique_ptr<ReplyEngine> make_reply_engine(const Args& args, bool show_progr
     }
     for (const char* flag : {"model", "threads", "tokenizer", "kv-cache-mb", "weights-seed", "cpu-activations"})
         if (args.has(flag))
-            throw Error(std::string("--") + flag + " sets up a local model; with --backend remote the server runs the model (name it with --remote-model)");
+            throw UsageError(std::string("--") + flag + " sets up a local model; with --backend remote the server runs the model (name it with --remote-model)");
     remote::RemoteOptions o;
     o.endpoint = args.require("endpoint");
     o.api_key = args.get_or("api-key", "");

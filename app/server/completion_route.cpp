@@ -4,6 +4,7 @@
 #include <chrono>
 #include <random>
 
+#include "app/server/logprobs_json.h"
 #include "app/server/openai_response.h"
 #include "engine/core/error.h"
 
@@ -60,6 +61,11 @@ struct Exchange {
         int tokens = 0;
         bool role_sent = false;
         bool finished = false;
+        // Logprobs of the tokens not yet sent (streaming) or of all (whole): chat's "content" list,
+        // or the completions object.
+        nlohmann::ordered_json lp_content = nlohmann::ordered_json::array();
+        CompletionLogprobs lp_completion;
+        size_t text_offset = 0;
     };
     std::shared_ptr<LoadedModel> lm;
     std::shared_ptr<RequestStream> stream;
@@ -69,6 +75,25 @@ struct Exchange {
     std::vector<Event> pending;  // events not yet handled
     Usage usage;
     bool failed = false;
+    bool logprobs = false;  // the request asked for them
+
+    bool chat() const { return header.endpoint == Endpoint::ChatCompletions; }
+    void add_logprobs(ChoiceState& c, const Event& e) {
+        if (!logprobs || !e.logprobs) return;
+        if (chat())
+            c.lp_content.push_back(chat_logprob_entry(*lm->model->tokenizer, e.token, *e.logprobs));
+        else
+            c.lp_completion.add(*lm->model->tokenizer, e.token, *e.logprobs, c.text_offset);
+    }
+    bool has_logprobs(const ChoiceState& c) const { return chat() ? !c.lp_content.empty() : !c.lp_completion.empty(); }
+    // The logprobs gathered for `c` since the last call (null when not asked).
+    nlohmann::ordered_json take_logprobs(ChoiceState& c) {
+        if (!logprobs) return nullptr;
+        if (!chat()) return c.lp_completion.take();
+        nlohmann::ordered_json out = {{"content", std::move(c.lp_content)}};
+        c.lp_content = nlohmann::ordered_json::array();
+        return out;
+    }
 
     int index_of(RequestId id) const {
         const auto& ids = stream->ids();
@@ -115,6 +140,7 @@ void answer_whole(Exchange& x, httplib::Response& res) {
             c.choice.text += e.text;
             if (e.kind == Event::Kind::Token) {
                 ++c.tokens;
+                x.add_logprobs(c, e);
                 continue;
             }
             if (e.kind == Event::Kind::Error) throw engine_error(e, x.total_tokens());
@@ -123,7 +149,10 @@ void answer_whole(Exchange& x, httplib::Response& res) {
         x.pending.clear();
     }
     std::vector<Choice> choices;
-    for (const auto& c : x.choices) choices.push_back(c.choice);
+    for (auto& c : x.choices) {
+        c.choice.logprobs = x.take_logprobs(c);
+        choices.push_back(c.choice);
+    }
     res.set_content(dump(full_response(x.header, choices, x.usage)), "application/json");
 }
 
@@ -136,8 +165,11 @@ bool write_pending(Exchange& x, httplib::DataSink& sink) {
         auto& c = x.choices[size_t(i)];
         if (e.kind == Event::Kind::Token) {
             ++c.tokens;
-            if (e.text.empty() && c.role_sent) continue;  // nothing to show yet (a partial character, a possible stop string)
-            out += sse_event(stream_chunk(x.header, i, e.text, !c.role_sent, std::nullopt, x.include_usage));
+            x.add_logprobs(c, e);
+            // Nothing to show yet (a partial character, a possible stop string): its logprobs go with
+            // the next chunk that shows text.
+            if (e.text.empty() && c.role_sent) continue;
+            out += sse_event(stream_chunk(x.header, i, e.text, !c.role_sent, std::nullopt, x.include_usage, x.take_logprobs(c)));
             c.role_sent = true;
             continue;
         }
@@ -149,10 +181,12 @@ bool write_pending(Exchange& x, httplib::DataSink& sink) {
         }
         x.finish(i, e);
         if (!e.text.empty() || !c.role_sent) {
-            out += sse_event(stream_chunk(x.header, i, e.text, !c.role_sent, std::nullopt, x.include_usage));
+            out += sse_event(stream_chunk(x.header, i, e.text, !c.role_sent, std::nullopt, x.include_usage, x.take_logprobs(c)));
             c.role_sent = true;
         }
-        out += sse_event(stream_chunk(x.header, i, "", false, e.reason, x.include_usage));
+        // Tokens whose text never showed (an end token, a held tail) bring their logprobs here.
+        const nlohmann::ordered_json rest = x.has_logprobs(c) ? x.take_logprobs(c) : nlohmann::ordered_json(nullptr);
+        out += sse_event(stream_chunk(x.header, i, "", false, e.reason, x.include_usage, rest));
         if (x.all_finished()) {
             if (x.include_usage) out += sse_event(usage_chunk(x.header, x.usage));
             out += sse_done();
@@ -197,6 +231,7 @@ void handle_completion(const std::shared_ptr<LoadedModel>& lm, const std::string
     x->lm = lm;
     x->header = {endpoint, new_id(endpoint), int64_t(std::time(nullptr)), model_name};
     x->include_usage = api.include_usage;
+    x->logprobs = api.request.sampling.logprobs >= 0;
     x->choices.resize(size_t(api.n));
     x->stream = lm->router->submit(std::move(request), api.n);
     if (!api.stream) {

@@ -30,11 +30,9 @@ std::shared_ptr<RequestStream> EventRouter::submit(Request request, int n) {
     std::lock_guard lock(mutex_);
     const auto now = Clock::now();
     auto stream = std::make_shared<RequestStream>();
-    for (int i = 0; i < n; ++i) {
-        Request r = request;
-        if (r.sampling.seed) r.sampling.seed = *r.sampling.seed + uint64_t(i);
-        stream->ids_.push_back(engine_.submit(std::move(r)));
-    }
+    request.n = n;
+    const RequestId first = engine_.submit(std::move(request));
+    for (int i = 0; i < n; ++i) stream->ids_.push_back(first + RequestId(i));
     for (RequestId id : stream->ids_) routes_[id] = Route{stream, now, now, 0};
     return stream;
 }
@@ -60,8 +58,11 @@ void EventRouter::on_event(const Event& e) {
                 metrics_.observe_inter_token(std::chrono::duration<double>(now - r.last_token).count());
             r.last_token = now;
         } else {
+            // The n replies share one prefill: their prompt is counted once, with the first.
+            const bool first = e.id == stream->ids().front();
             metrics_.observe_finished(e.kind == Event::Kind::Error ? FinishReason::Error : e.reason,
-                                      std::chrono::duration<double>(now - r.submitted).count(), e.timings.prompt_tokens, r.tokens);
+                                      std::chrono::duration<double>(now - r.submitted).count(), first ? e.timings.prompt_tokens : 0,
+                                      r.tokens);
             routes_.erase(it);
         }
     }

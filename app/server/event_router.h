@@ -39,16 +39,14 @@ public:
     // router's use; the engine must be destroyed (its threads stopped) before the router.
     EventRouter(Engine& engine, ServerMetrics& metrics);
 
-    // Submits `request` `n` times (choice i with the request's seed plus i, or one the engine picks)
-    // and returns the stream their events come to. Not Engine::fork: a fork continues its parent from
-    // wherever the parent stands when the fork reaches the core, which may be after the parent's first
-    // tokens (then the choices would share them). Independent requests share the prompt's KV blocks
-    // through the prefix cache once one has computed them.
+    // Submits `request` as one engine request with n replies (Request::n: the prompt prefilled once,
+    // its KV blocks shared, choice i sampled with the request's seed plus i, or one the engine picks)
+    // and returns the stream their events come to; choice i is engine id first + i.
     std::shared_ptr<RequestStream> submit(Request request, int n = 1);
     // Ends every request of the stream in the engine (a client that went away): their KV blocks are
     // freed within a step.
     void cancel(const RequestStream& stream) {
-        for (RequestId id : stream.ids()) engine_.cancel(id);
+        if (!stream.ids().empty()) engine_.cancel(stream.ids().front());  // the first id cancels every reply
     }
     // Requests whose last event has not come yet.
     size_t in_flight() const;

@@ -124,7 +124,7 @@ void parse_prompt(const json& body, Request& out) {
     }
     if (one->is_string()) {
         out.prompt_text = one->get<std::string>();
-        if (out.prompt_text.empty()) throw bad_field("prompt", "prompt is empty");
+        if (out.prompt_text->empty()) throw bad_field("prompt", "prompt is empty");
         return;
     }
     if (!one->is_array()) throw bad_field("prompt", std::string("prompt must be a string or an array of token ids, got ") + type_name_of(*one));
@@ -159,9 +159,6 @@ void parse_stop(const json& body, Request& out) {
 void refuse_unsupported(const json& body, Endpoint endpoint) {
     if (auto b = get_integer(body, "best_of", 1, 128); b && *b != 1) throw unsupported("best_of", "best_of > 1");
     if (endpoint == Endpoint::ChatCompletions) {
-        if (auto lp = get_bool(body, "logprobs"); lp && *lp) throw unsupported("logprobs", "logprobs (the engine does not report them yet)");
-        if (auto t = get_integer(body, "top_logprobs", 0, 20); t && *t > 0)
-            throw unsupported("top_logprobs", "top_logprobs (the engine does not report logprobs yet)");
         if (const json* tools = field(body, "tools"); tools && !(tools->is_array() && tools->empty()))
             throw unsupported("tools", "tool calling");
         if (const json* rf = field(body, "response_format")) {
@@ -169,11 +166,24 @@ void refuse_unsupported(const json& body, Endpoint endpoint) {
             if (!type || *type != "text") throw unsupported("response_format", "response_format other than {\"type\": \"text\"}");
         }
     } else {
-        if (auto lp = get_integer(body, "logprobs", 0, 20); lp) throw unsupported("logprobs", "logprobs (the engine does not report them yet)");
         if (auto e = get_bool(body, "echo"); e && *e) throw unsupported("echo", "echo");
         if (field(body, "suffix")) throw unsupported("suffix", "suffix (insertion)");
     }
     if (const json* lb = field(body, "logit_bias"); lb && !(lb->is_object() && lb->empty())) throw unsupported("logit_bias", "logit_bias");
+}
+
+// Chat: logprobs (bool) and top_logprobs (0..20, only with logprobs: true), as OpenAI. Completions:
+// logprobs is the number of alternatives (0..20; OpenAI allows 5, vLLM 20). -1 in the request: off.
+int parse_logprobs(const json& body, Endpoint endpoint) {
+    if (endpoint == Endpoint::ChatCompletions) {
+        const bool on = get_bool(body, "logprobs").value_or(false);
+        const auto top = get_integer(body, "top_logprobs", 0, kMaxTopLogprobs);
+        if (top && !on) throw bad_field("top_logprobs", "top_logprobs needs logprobs: true");
+        return on ? int(top.value_or(0)) : -1;
+    }
+    const auto n = get_integer(body, "logprobs", 0, kMaxTopLogprobs);
+    if (field(body, "top_logprobs")) throw bad_field("top_logprobs", "top_logprobs belongs to /v1/chat/completions; completions take logprobs: N");
+    return n ? int(*n) : -1;
 }
 
 }  // namespace
@@ -241,6 +251,7 @@ ApiRequest parse_api_request(std::string_view body_text, Endpoint endpoint, cons
     }
     if (auto seed = get_integer(body, "seed", std::numeric_limits<int64_t>::min(), std::numeric_limits<int64_t>::max()))
         s.seed = uint64_t(*seed);
+    s.logprobs = parse_logprobs(body, endpoint);
     parse_stop(body, out.request);
     out.request.stop.ignore_eos = get_bool(body, "ignore_eos").value_or(false);  // vLLM's extension, for benchmarks
     if (const json* u = field(body, "user"); u && !u->is_string()) throw bad_field("user", "user must be a string");

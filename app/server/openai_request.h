@@ -2,7 +2,7 @@
 // The body of POST /v1/chat/completions and /v1/completions, checked and turned into an engine
 // Request. Pure: no engine, no sockets, so the HTTP-request fuzz target and the unit test drive it
 // directly. Every refusal is an ApiError (400) naming the field at fault; fields Folio cannot honour
-// (logprobs, tools, logit_bias, ...) are refused by name rather than silently ignored.
+// (tools, logit_bias, echo, ...) are refused by name rather than silently ignored.
 #include <optional>
 #include <string>
 #include <string_view>
@@ -20,7 +20,7 @@ struct ApiRequest {
     std::string model;            // as asked; empty when the request named none
     Request request;              // prompt (messages, prompt_text or prompt_ids), sampling, stop strings
     std::optional<int> max_tokens;  // unset: as many as the context leaves
-    int n = 1;                    // choices: n engine requests (see EventRouter::submit)
+    int n = 1;                    // choices: one engine request with n replies (see EventRouter::submit)
     bool stream = false;
     bool include_usage = false;   // stream_options.include_usage
 };

@@ -44,7 +44,7 @@ json full_response(const ResponseHeader& h, const std::vector<Choice>& choices, 
             choice["message"] = {{"role", "assistant"}, {"content", choices[i].text}};
         else
             choice["text"] = choices[i].text;
-        choice["logprobs"] = nullptr;
+        choice["logprobs"] = choices[i].logprobs;
         choice["finish_reason"] = openai_finish_reason(choices[i].reason);
         j["choices"].push_back(choice);
     }
@@ -53,7 +53,7 @@ json full_response(const ResponseHeader& h, const std::vector<Choice>& choices, 
 }
 
 json stream_chunk(const ResponseHeader& h, int index, const std::string& text, bool role_first, std::optional<FinishReason> finish,
-                  bool usage_null) {
+                  bool usage_null, const json& logprobs) {
     json j = header_json(h, true);
     json choice = {{"index", index}};
     if (h.endpoint == Endpoint::ChatCompletions) {
@@ -64,7 +64,7 @@ json stream_chunk(const ResponseHeader& h, int index, const std::string& text, b
     } else {
         choice["text"] = text;
     }
-    choice["logprobs"] = nullptr;
+    choice["logprobs"] = logprobs;
     choice["finish_reason"] = finish ? json(openai_finish_reason(*finish)) : json(nullptr);
     j["choices"] = json::array({choice});
     if (usage_null) j["usage"] = nullptr;

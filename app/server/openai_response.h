@@ -35,6 +35,7 @@ nlohmann::ordered_json usage_json(const Usage& u);
 struct Choice {
     std::string text;
     FinishReason reason = FinishReason::Eos;
+    nlohmann::ordered_json logprobs;  // null, or the choice's logprobs object (logprobs_json.h)
 };
 
 // The whole (non-streaming) response, choices in index order.
@@ -43,8 +44,10 @@ nlohmann::ordered_json full_response(const ResponseHeader& h, const std::vector<
 // One stream chunk. Chat: `role_first` puts {"role": "assistant"} in the delta (the first chunk);
 // `finish` closes the choice (its delta is empty for chat). `usage_null`: include_usage was asked,
 // so every choice chunk carries "usage": null.
+// `logprobs`: null, or the logprobs object of the tokens this chunk carries.
 nlohmann::ordered_json stream_chunk(const ResponseHeader& h, int index, const std::string& text, bool role_first,
-                            std::optional<FinishReason> finish, bool usage_null);
+                            std::optional<FinishReason> finish, bool usage_null,
+                            const nlohmann::ordered_json& logprobs = nullptr);
 // The extra chunk with include_usage: no choices, the usage.
 nlohmann::ordered_json usage_chunk(const ResponseHeader& h, const Usage& usage);
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "engine/backend/forward_batch.h"
+#include "engine/core/load_progress.h"
 #include "engine/kv/kv_dtype.h"
 #include "engine/kv/kv_layout.h"
 #include "engine/sampling/sampling_row.h"
@@ -97,8 +98,8 @@ struct BackendOptions {
     int max_num_batched_tokens = 2048;
     int max_num_seqs = 64;
     bool cuda_graphs = true;  // CUDA: replay decode steps from captured graphs
-    // Load progress for weight upload (0..1); may be empty.
-    std::function<void(float)> progress;
+    // The backend's phases of a model load (preparing or uploading weights); may be empty.
+    LoadProgressFn progress;
 };
 
 // Parses "auto", "cpu", "cuda"; throws folio::Error otherwise. (Making one: engine/backends.)

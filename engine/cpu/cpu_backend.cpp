@@ -87,7 +87,10 @@ public:
         if (act_parts_ == 1 && model.config.quant.method == QuantConfig::Method::Awq && head.kind == Linear::Kind::Dense &&
             head.in % g == 0 && head.out % 8 == 0)
             q8_group[size_t(plan_.lm_head.index)] = g;
-        linears_ = cpu::prepare_linears(order, q8_group);
+        report(options.progress, "preparing weights for the CPU", 0, int64_t(order.size()), "matrices");
+        linears_ = cpu::prepare_linears(order, q8_group, [&](size_t done, size_t total) {
+            report(options.progress, "preparing weights for the CPU", int64_t(done), int64_t(total), "matrices");
+        });
         for (const auto& p : linears_) streamed_bytes_ += cpu::streamed_bytes(p);
         f32_.resize(plan_.tensors.size());
         auto to_f32_once = [&](TensorRef r) {
@@ -101,7 +104,6 @@ public:
                 if (const auto* h = std::get_if<HeadNorm>(&step)) to_f32_once(h->q_weight), to_f32_once(h->k_weight);
             }
         to_f32_once(plan_.final_norm.weight);
-        if (options.progress) options.progress(1.0f);
     }
 
     std::string name() const override { return "cpu"; }

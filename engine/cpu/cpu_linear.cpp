@@ -40,7 +40,8 @@ uint64_t streamed_bytes(const PreparedLinear& p) {
     return uint64_t(p.dense.rows) * uint64_t(p.dense.cols) * dtype_size(p.dense.dtype);
 }
 
-std::vector<PreparedLinear> prepare_linears(const std::vector<const Linear*>& in_step_order, const std::vector<int>& q8_group) {
+std::vector<PreparedLinear> prepare_linears(const std::vector<const Linear*>& in_step_order, const std::vector<int>& q8_group,
+                                            const std::function<void(size_t done, size_t total)>& progress) {
     const auto q8 = [&](size_t i) { return i < q8_group.size() && in_step_order[i]->kind == Linear::Kind::Dense ? q8_group[i] : 0; };
     size_t bytes = 0;
     for (size_t i = 0; i < in_step_order.size(); ++i) {
@@ -51,7 +52,10 @@ std::vector<PreparedLinear> prepare_linears(const std::vector<const Linear*>& in
     std::vector<PreparedLinear> out;
     out.reserve(in_step_order.size());
     if (bytes == 0) {
-        for (const Linear* l : in_step_order) out.push_back(prepare_linear(*l));
+        for (const Linear* l : in_step_order) {
+            out.push_back(prepare_linear(*l));
+            if (progress) progress(out.size(), in_step_order.size());
+        }
         return out;
     }
     WeightArena arena(bytes);
@@ -73,6 +77,7 @@ std::vector<PreparedLinear> prepare_linears(const std::vector<const Linear*>& in
             p.awq = pack_awq(l->awq, arena);
         }
         out.push_back(std::move(p));
+        if (progress) progress(out.size(), in_step_order.size());
     }
     return out;
 }

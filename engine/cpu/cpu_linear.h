@@ -2,6 +2,7 @@
 // The backend's view of one nn.Linear: dense and FP8 matrices stay views into the checkpoint, AWQ
 // matrices are repacked at load (awq_packed.h). Linears that read the same input (q/k/v, gate/up) run as one
 // job on the pool, so a step pays one dispatch for them and both threads stream disjoint ranges.
+#include <functional>
 #include <initializer_list>
 #include <vector>
 
@@ -32,8 +33,10 @@ uint64_t streamed_bytes(const PreparedLinear& p);
 // All of a model's linears at once, given in the order a step runs them: AWQ matrices are packed
 // into one WeightArena in that order, so that a step streams one range of huge pages. A dense linear
 // whose entry in `q8_group` is positive is quantized to 8 bits per weight with that group size
-// (pack_q8) and runs on the integer kernels; `q8_group` may be empty (none).
-std::vector<PreparedLinear> prepare_linears(const std::vector<const Linear*>& in_step_order, const std::vector<int>& q8_group = {});
+// (pack_q8) and runs on the integer kernels; `q8_group` may be empty (none). `progress` (may be
+// empty) hears (done, total) as each matrix is ready.
+std::vector<PreparedLinear> prepare_linears(const std::vector<const Linear*>& in_step_order, const std::vector<int>& q8_group = {},
+                                            const std::function<void(size_t done, size_t total)>& progress = {});
 
 struct LinearOut {
     const PreparedLinear* w;

@@ -97,7 +97,11 @@ struct Engine::Impl {
     // The front door: requests waiting for or in input processing.
     std::condition_variable front_wake;
     std::deque<Submitted> front_queue;
-    std::unordered_map<RequestId, Clock::time_point> in_front;  // queued or being processed: arrival
+    struct InFront {
+        Clock::time_point arrival;
+        int n = 1;  // replies: ids id .. id + n - 1
+    };
+    std::unordered_map<RequestId, InFront> in_front;  // queued or being processed
     std::unordered_set<RequestId> cancelled;  // of those, cancelled (their event has gone out)
     // Forks of requests still at the front door (the children are in in_front too): they reach the
     // core together with their parent, before any step could end it.
@@ -156,7 +160,7 @@ struct Engine::Impl {
         waiting_forks.erase(it);
         for (Fork& f : waiting) {
             if (drop_if_cancelled(f.child)) continue;
-            const Clock::time_point arrival = in_front[f.child];
+            const Clock::time_point arrival = in_front[f.child].arrival;
             in_front.erase(f.child);
             const RequestId child = f.child;
             if (parent_admitted) {
@@ -187,15 +191,25 @@ struct Engine::Impl {
         std::lock_guard lock(mutex);
         if (drop_if_cancelled(s.id)) return;
         in_front.erase(s.id);
+        const int n = num_reply_ids(s.request);
         if (!p) {
-            OutputItem item;
-            item.event = ending_event(s.id, FinishReason::Error, std::move(error), s.arrival);
-            push_output(std::move(item));
+            for (int i = 0; i < n; ++i) {
+                OutputItem item;
+                item.event = ending_event(s.id + RequestId(i), FinishReason::Error, error, s.arrival);
+                push_output(std::move(item));
+            }
             release_forks(s.id, false);
             return;
         }
         p->core.arrival = s.arrival;
         p->output.input_ms = ms_since(s.arrival);
+        for (int i = 1; i < n; ++i) {
+            OutputItem reply;
+            reply.kind = OutputItem::Kind::Register;
+            reply.id = s.id + RequestId(i);
+            reply.request = p->output;
+            push_output(std::move(reply));
+        }
         OutputItem item;
         item.kind = OutputItem::Kind::Register;
         item.id = s.id;
@@ -383,11 +397,12 @@ Engine::~Engine() {
 }
 
 RequestId Engine::submit(Request request) {
-    const RequestId id = impl_->next_id.fetch_add(1);
+    const int n = num_reply_ids(request);
+    const RequestId id = impl_->next_id.fetch_add(RequestId(n));
     Submitted s{id, std::move(request), Clock::now()};
     {
         std::lock_guard lock(impl_->mutex);
-        impl_->in_front.emplace(id, s.arrival);
+        impl_->in_front.emplace(id, Impl::InFront{s.arrival, n});
         if (impl_->input_on_step_thread) {
             impl_->to_process.push_back(std::move(s));
             impl_->core_wake.notify_one();
@@ -404,7 +419,7 @@ RequestId Engine::fork(RequestId parent, const SamplingParams& sampling) {
     std::lock_guard lock(impl_->mutex);
     if (impl_->in_front.count(parent) && !impl_->cancelled.count(parent)) {
         // The parent has not reached the core yet: the fork goes with it.
-        impl_->in_front.emplace(id, Clock::now());
+        impl_->in_front.emplace(id, Impl::InFront{Clock::now(), 1});
         impl_->waiting_forks[parent].push_back({parent, id, sampling});
     } else {
         impl_->forks.push_back({parent, id, sampling});
@@ -429,9 +444,11 @@ void Engine::cancel(RequestId id) {
     }
     // Not past the front door yet: it ends now, and the front door drops it when it comes to it.
     if (!impl_->cancelled.insert(id).second) return;
-    OutputItem item;
-    item.event = ending_event(id, FinishReason::Cancelled, {}, it->second);
-    impl_->push_output(std::move(item));
+    for (int i = 0; i < it->second.n; ++i) {
+        OutputItem item;
+        item.event = ending_event(id + RequestId(i), FinishReason::Cancelled, {}, it->second.arrival);
+        impl_->push_output(std::move(item));
+    }
 }
 
 std::vector<Event> Engine::poll_events() {

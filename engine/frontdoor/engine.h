@@ -37,7 +37,8 @@ public:
 
     // Hands out the request's id and queues it for the front door; returns at once. Invalid requests
     // (no prompt, a bad template or setting, too long for the context or the pool) are answered with
-    // an Error event, not an exception. Time to first token counts from here.
+    // an Error event, not an exception. Time to first token counts from here. A request with n > 1
+    // replies gets ids id .. id + n - 1 (Request::n), admitted and prefilled once; cancel(id) ends all.
     RequestId submit(Request request);
     // Ends the request: one not yet past the front door at once, one in the core within one step,
     // freeing everything it holds; a Finished(Cancelled) event follows. Unknown or finished ids are
@@ -47,8 +48,9 @@ public:
     // parent, before its first step, if the parent is still at the front door): same prompt and
     // tokens so far, KV blocks shared, its own sampling (seed); same stop conditions, max_tokens
     // counting the inherited tokens.
-    // Its events carry only what it generates after the fork. For n replies to one prompt: submit,
-    // then fork n - 1 times with other seeds. The id is handed out at once; a parent that has ended
+    // Its events carry only what it generates after the fork. For n replies to one prompt use
+    // Request::n instead: a fork made right after submit may reach the core after the parent's first
+    // tokens, and would then share them. The id is handed out at once; a parent that has ended
     // (or never reached the core), or an invalid setting, gets the child an Error event.
     RequestId fork(RequestId parent, const SamplingParams& sampling);
     // Static batching (EngineOptions::batching): no more requests are coming, so a batch smaller

@@ -1,5 +1,8 @@
 #include "engine/frontdoor/input_processor.h"
 
+#include <string>
+
+#include "engine/core/error.h"
 #include "engine/model/model.h"
 
 namespace folio {
@@ -11,6 +14,8 @@ InputProcessor::InputProcessor(const Model& model) : prompts_(model) {
 ProcessedRequest InputProcessor::process(const Request& request) {
     validate(request.sampling);
     validate(request.stop);
+    if (request.n < 1 || request.n > kMaxReplies)
+        throw Error("n (replies) must be in [1, " + std::to_string(kMaxReplies) + "], got " + std::to_string(request.n));
     ProcessedRequest p;
     p.core.prompt_ids = prompts_.build(request);
     p.core.sampling = request.sampling;
@@ -20,6 +25,7 @@ ProcessedRequest InputProcessor::process(const Request& request) {
     p.core.ignore_eos = request.stop.ignore_eos;
     p.core.priority = request.priority;
     p.core.tag = request.tag;
+    p.core.n = request.n;
     p.output.stop_strings = request.stop.stop_strings;
     p.output.continues_text = request.continue_final_message;
     p.output.prompt_ids = p.core.prompt_ids;

@@ -50,6 +50,7 @@ void OutputProcessor::process(std::vector<CoreEvent>&& core_events, std::vector<
             t.kind = Event::Kind::Token;
             t.id = c.id;
             t.token = c.token;
+            t.logprobs = std::move(c.logprobs);
             if (c.finished && c.reason == FinishReason::Eos) {
                 t.text = s.text.end();  // an end token: its own text is never shown, what is held is
             } else {

@@ -80,7 +80,7 @@ ChatPrompt render_request_chat(const Model& model, const Request& request) {
 }
 
 std::vector<int32_t> build_prompt_ids(const Model& model, const Request& request, std::vector<std::string>* warnings) {
-    const int kinds = int(!request.prompt_ids.empty()) + int(!request.messages.empty()) + int(!request.prompt_text.empty());
+    const int kinds = int(!request.prompt_ids.empty()) + int(!request.messages.empty()) + int(request.prompt_text.has_value());
     if (kinds == 0) throw Error("the request has no prompt: give prompt_ids, prompt_text or chat messages");
     if (kinds > 1) throw Error("the request gives more than one prompt: use exactly one of prompt_ids, prompt_text or chat messages");
     if (request.continue_final_message && request.messages.empty())
@@ -96,7 +96,14 @@ std::vector<int32_t> build_prompt_ids(const Model& model, const Request& request
         return request.prompt_ids;
     }
     if (!model.tokenizer) throw Error("the model has no tokenizer: give the prompt as token ids");
-    if (!request.prompt_text.empty()) return encode_prompt(*model.tokenizer, model.tokenizer_config, request.prompt_text, true);
+    if (request.prompt_text) {
+        std::vector<int32_t> ids = encode_prompt(*model.tokenizer, model.tokenizer_config, *request.prompt_text, true);
+        if (ids.empty())
+            throw Error("the prompt is empty and this model's tokenizer adds no BOS token (tokenizer_config.json: "
+                        "add_bos_token is false or there is no bos_token), so there is nothing to generate from: "
+                        "give some prompt text");
+        return ids;
+    }
     const ChatPrompt chat = render_request_chat(model, request);
     if (warnings) warnings->insert(warnings->end(), chat.warnings.begin(), chat.warnings.end());
     return encode_rendered_chat(*model.tokenizer, model.tokenizer_config, chat.text);

@@ -4,6 +4,7 @@
 // CLI, the benchmark and the Qt bridge. The front door turns a Request into the core's CoreRequest
 // (engine/runtime/core_request.h) and the core's CoreEvents into Events.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -13,15 +14,17 @@
 #include "engine/runtime/core_request.h"
 #include "engine/sampling/finish_reason.h"
 #include "engine/sampling/sampling_params.h"
+#include "engine/sampling/token_logprobs.h"
 
 namespace folio {
 
 struct Request {
     // Exactly one of these three is the prompt: ids (used as given), chat messages (rendered with the
-    // model's chat template, generation prompt added), or raw text (BOS per tokenizer_config).
+    // model's chat template, generation prompt added), or raw text (BOS per tokenizer_config). Raw
+    // text may be empty: the prompt is then BOS alone, as transformers and llama.cpp generate from.
     std::vector<int32_t> prompt_ids;
     std::vector<ChatMessage> messages;
-    std::string prompt_text;
+    std::optional<std::string> prompt_text;
     // Chat messages only: the last message is an assistant reply to go on with (one that was stopped
     // or hit max_tokens), as transformers' continue_final_message does. The template is rendered
     // without a generation prompt and cut right after that message's content, so no end-of-turn
@@ -36,7 +39,15 @@ struct Request {
     StopConditions stop;
     int priority = 0;     // higher is admitted first among waiting requests; ties: arrival order
     std::string tag;      // the caller's own label (e.g. a conversation id), echoed in stats
+    // Replies to this one prompt (1..kMaxReplies): submit hands out the first id and the replies have
+    // ids id .. id + n - 1, each with its own events. The prompt is prefilled once and the replies
+    // share its KV blocks; reply i samples with seed + i (CoreRequest::n). Cancelling the first id
+    // cancels them all.
+    int n = 1;
 };
+
+// The ids a request takes: n for a valid n, else 1 (the request is refused with one Error event).
+inline int num_reply_ids(const Request& r) { return r.n >= 1 && r.n <= kMaxReplies ? r.n : 1; }
 
 // Greedy decoding of exactly `max_tokens` tokens (EOS ignored): a request whose work and output
 // depend only on the prompt and the model, as benchmarks and reproducibility tests want.
@@ -54,6 +65,8 @@ struct Event {
     // out not to be one, an unfinished character as U+FFFD), to append; usually empty.
     int32_t token = -1;
     std::string text;
+    // Token, when the request's sampling asks for logprobs: the token's and its best alternatives'.
+    std::optional<TokenLogprobs> logprobs;
     // Finished/Error:
     FinishReason reason = FinishReason::Eos;
     std::string message;      // Error: what went wrong, for the user

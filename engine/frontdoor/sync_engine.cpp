@@ -1,5 +1,6 @@
 #include "engine/frontdoor/sync_engine.h"
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
 #include <utility>
@@ -12,15 +13,33 @@ SyncEngine::SyncEngine(std::shared_ptr<const Model> model, std::unique_ptr<Backe
     : model_(model), input_(*model), core_(model, std::move(backend), options), output_(model->tokenizer, model->name) {}
 
 RequestId SyncEngine::add(Request request) {
-    while (core_.has(next_id_) || output_.has(next_id_)) ++next_id_;
-    const RequestId id = next_id_++;
+    // n replies take n consecutive free ids.
+    const int n = num_reply_ids(request);
+    auto free_from = [&](RequestId first) {
+        for (int i = 0; i < n; ++i)
+            if (core_.has(first + RequestId(i)) || output_.has(first + RequestId(i))) return false;
+        return true;
+    };
+    while (!free_from(next_id_)) ++next_id_;
+    const RequestId id = next_id_;
+    next_id_ += RequestId(n);
     add(id, std::move(request));
     return id;
 }
 
 void SyncEngine::add(RequestId id, Request request) {
     const auto arrival = std::chrono::steady_clock::now();
-    auto reject = [&](const std::string& message) {
+    const int n = num_reply_ids(request);
+    // Every reply's id gets the Error, unless the ids are someone else's.
+    auto reject = [&](const std::string& message, int count) {
+        for (int i = 1; i < count; ++i) {
+            Event e;
+            e.kind = Event::Kind::Error;
+            e.id = id + RequestId(i);
+            e.reason = FinishReason::Error;
+            e.message = message;
+            pending_.push_back(std::move(e));
+        }
         Event e;
         e.kind = Event::Kind::Error;
         e.id = id;
@@ -30,15 +49,19 @@ void SyncEngine::add(RequestId id, Request request) {
             std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - arrival).count();
         pending_.push_back(std::move(e));
     };
-    if (id == 0 || core_.has(id) || output_.has(id)) return reject("request id " + std::to_string(id) + " is zero or already in use");
+    if (id == 0 || core_.has(id) || output_.has(id)) return reject("request id " + std::to_string(id) + " is zero or already in use", 1);
+    for (int i = 1; i < n; ++i)
+        if (core_.has(id + RequestId(i)) || output_.has(id + RequestId(i)))
+            return reject("request id " + std::to_string(id + RequestId(i)) + " (reply " + std::to_string(i) + ") is already in use", 1);
     ProcessedRequest p;
     try {
         p = input_.process(request);
     } catch (const std::exception& e) {
-        return reject(e.what());
+        return reject(e.what(), n);
     }
     p.core.arrival = arrival;
     p.output.input_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - arrival).count();
+    for (int i = 1; i < p.core.n; ++i) output_.add(id + RequestId(i), p.output);
     output_.add(id, std::move(p.output));
     core_.add(id, std::move(p.core));
 }

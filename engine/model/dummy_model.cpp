@@ -24,6 +24,7 @@ struct Shape {
     const char* type;  // config.json's model_type: names the architecture
     int head_dim = 0;  // 0: hidden / heads
     bool llama3_rope = false;  // Llama-3.1's rope_scaling (factor 8, 1..4, 8192)
+    float rms_norm_eps = 1e-5f;
 };
 
 const std::map<std::string, Shape>& shapes() {
@@ -35,10 +36,10 @@ const std::map<std::string, Shape>& shapes() {
         {"mistral-7b", {4096, 14336, 32, 32, 8, 32000, 32768, 1000000.0f, false, "mistral"}},
         {"llama-3-8b", {4096, 14336, 32, 32, 8, 128256, 8192, 500000.0f, false, "llama"}},
         // The config.json shapes of Llama-3.1-8B, Qwen2.5-7B (q/k/v biases, vocab padded to 152064)
-        // and Qwen3-8B (q/k head norms, head_dim 128).
+        // and Qwen3-8B (q/k head norms, head_dim 128); the Qwens' rms_norm_eps is 1e-6.
         {"llama-3.1-8b", {4096, 14336, 32, 32, 8, 128256, 131072, 500000.0f, false, "llama", 0, true}},
-        {"qwen2.5-7b", {3584, 18944, 28, 28, 4, 152064, 32768, 1000000.0f, false, "qwen2"}},
-        {"qwen3-8b", {4096, 12288, 36, 32, 8, 151936, 40960, 1000000.0f, false, "qwen3", 128}},
+        {"qwen2.5-7b", {3584, 18944, 28, 28, 4, 152064, 32768, 1000000.0f, false, "qwen2", 0, false, 1e-6f}},
+        {"qwen3-8b", {4096, 12288, 36, 32, 8, 151936, 40960, 1000000.0f, false, "qwen3", 128, false, 1e-6f}},
     };
     return s;
 }
@@ -61,7 +62,7 @@ std::shared_ptr<void> allocate(size_t bytes) {
 
 class Generator {
 public:
-    Generator(uint64_t seed, uint64_t total_bytes, const std::function<void(float)>& progress)
+    Generator(uint64_t seed, uint64_t total_bytes, const LoadProgressFn& progress)
         : seed_(seed), total_(total_bytes), progress_(progress) {}
 
     // Fills n values; value i of tensor `id` comes from chunk-seeded streams so threads do not matter.
@@ -82,14 +83,14 @@ public:
 
     void done(uint64_t bytes) {
         done_ += bytes;
-        if (progress_ && total_) progress_(std::min(1.0f, float(double(done_) / double(total_))));
+        if (total_) report(progress_, "making random weights", int64_t(std::min(done_, total_) >> 20), int64_t(total_ >> 20), "MiB");
     }
 
     std::vector<std::shared_ptr<const void>> storage;
 
 private:
     uint64_t seed_, total_, done_ = 0, next_id_ = 0;
-    std::function<void(float)> progress_;
+    LoadProgressFn progress_;
     ThreadPool pool_;
 };
 
@@ -203,7 +204,7 @@ ModelConfig dummy_config(const std::string& full) {
     if (s.llama3_rope) c.rope_scaling = RopeScaling{"llama3", 8.0f, 1.0f, 4.0f, 8192};
     c.vocab_size = s.vocab;
     c.max_position_embeddings = s.context;
-    c.rms_norm_eps = 1e-5f;
+    c.rms_norm_eps = s.rms_norm_eps;
     c.rope_theta = s.rope_theta;
     c.tie_word_embeddings = s.tied;
     c.bos_token_id = 1;
@@ -216,7 +217,7 @@ ModelConfig dummy_config(const std::string& full) {
     return c;
 }
 
-ModelWeights dummy_weights(const ModelConfig& c, uint64_t seed, const std::function<void(float)>& progress) {
+ModelWeights dummy_weights(const ModelConfig& c, uint64_t seed, const LoadProgressFn& progress) {
     // Total bytes for progress: linears as stored plus fp16-sized embeddings.
     const DType dt = c.quant.method == QuantConfig::Method::Awq ? DType::F16 : c.torch_dtype;
     const uint64_t dense_linear = uint64_t(c.hidden_size) * (uint64_t(c.num_heads + 2 * c.num_kv_heads) * c.head_dim +
@@ -263,7 +264,7 @@ ModelWeights dummy_weights(const ModelConfig& c, uint64_t seed, const std::funct
     }
     for (auto& s : g.storage) w.storage.push_back(s);
     w.bytes_per_token = weight_bytes_per_token(w);
-    if (progress) progress(1.0f);
+    report(progress, "making random weights", int64_t(total >> 20), int64_t(total >> 20), "MiB");
     return w;
 }
 

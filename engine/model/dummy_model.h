@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/load_progress.h"
 #include "engine/model/model_config.h"
 #include "engine/model/weights.h"
 
@@ -20,7 +21,7 @@ ModelConfig dummy_config(const std::string& name);
 // Random weights for a config: uniform with the std of HF's initializer (0.02), norms at 1; AWQ
 // linears get random nibbles, zeros near 8 and fp16 scales giving the same std. Deterministic in
 // (config, seed), whatever the number of threads.
-ModelWeights dummy_weights(const ModelConfig& config, uint64_t seed, const std::function<void(float)>& progress = {});
+ModelWeights dummy_weights(const ModelConfig& config, uint64_t seed, const LoadProgressFn& progress = {});
 
 std::vector<std::string> dummy_model_names();  // the base shapes
 

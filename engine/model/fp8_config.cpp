@@ -1,9 +1,9 @@
 #include "engine/model/fp8_config.h"
 
 #include <nlohmann/json.hpp>
-#include <regex>
 
 #include "engine/core/error.h"
+#include "engine/model/compressed_tensors_config.h"
 
 namespace folio {
 
@@ -15,25 +15,6 @@ namespace {
 
 std::string method_of(const json& q) {
     return q.is_object() && q.contains("quant_method") && q["quant_method"].is_string() ? q["quant_method"].get<std::string>() : "";
-}
-
-std::vector<std::string> name_list(const json& q, const char* key, const std::string& source) {
-    std::vector<std::string> out;
-    if (!q.contains(key) || q[key].is_null()) return out;
-    if (!q[key].is_array()) fail(source, std::string("\"") + key + "\" must be a list of module names");
-    for (const auto& m : q[key]) {
-        if (!m.is_string()) fail(source, std::string("\"") + key + "\" must be a list of module names");
-        const std::string name = m.get<std::string>();
-        if (name.rfind("re:", 0) == 0) {
-            try {
-                std::regex check(name.substr(3));
-            } catch (const std::regex_error& e) {
-                fail(source, std::string("\"") + key + "\" entry \"" + name + "\" is not a valid regular expression: " + e.what());
-            }
-        }
-        out.push_back(name);
-    }
-    return out;
 }
 
 // One quantization args object of compressed-tensors ("weights" or "input_activations").
@@ -71,7 +52,7 @@ void parse_autofp8(const json& q, const std::string& source, Fp8Config& c) {
     if (q.contains("weight_block_size") && !q["weight_block_size"].is_null())
         fail(source, "\"weight_block_size\" asks for block-wise FP8 scales (DeepSeek-style), which Folio does not run; "
                      "per-tensor (AutoFP8) and per-channel (compressed-tensors) FP8 checkpoints are supported");
-    c.ignored = name_list(q, "ignored_layers", source);
+    c.ignored = read_ignore_list(q, "ignored_layers", source);
 }
 
 void parse_compressed_tensors(const json& q, const std::string& source, Fp8Config& c) {
@@ -79,7 +60,7 @@ void parse_compressed_tensors(const json& q, const std::string& source, Fp8Confi
     const std::string format = q.contains("format") && q["format"].is_string() ? q["format"].get<std::string>() : "";
     if (format != "float-quantized")
         fail(source, "compressed-tensors format \"" + format +
-                         "\" is not supported: Folio runs its FP8 format \"float-quantized\" (for 4-bit weights use an AutoAWQ export)");
+                         "\" is not supported: Folio runs its FP8 format \"float-quantized\" and int4 \"pack-quantized\" (W4A16)");
     if (!q.contains("config_groups") || !q["config_groups"].is_object() || q["config_groups"].empty())
         fail(source, "\"config_groups\" is missing: a compressed-tensors checkpoint describes its scheme there");
     if (q["config_groups"].size() != 1)
@@ -114,7 +95,7 @@ void parse_compressed_tensors(const json& q, const std::string& source, Fp8Confi
             fail(source, gname + ".input_activations (" + std::string(a.dynamic ? "dynamic" : "static") + ", strategy \"" + a.strategy +
                              "\") is not supported: static per tensor or dynamic per token/tensor");
     }
-    c.ignored = name_list(q, "ignore", source);
+    c.ignored = read_ignore_list(q, "ignore", source);
     c.kv_cache_scheme = false;
     if (q.contains("kv_cache_scheme") && !q["kv_cache_scheme"].is_null()) {
         const Args kv = read_args(q["kv_cache_scheme"], "kv_cache_scheme", source);
@@ -139,15 +120,6 @@ void parse_fp8_quant(const json& q, const std::string& source, QuantConfig& out)
     else parse_compressed_tensors(q, source, out.fp8);
 }
 
-bool fp8_ignored(const Fp8Config& c, const std::string& module) {
-    for (const auto& entry : c.ignored) {
-        if (entry.rfind("re:", 0) == 0) {
-            if (std::regex_search(module, std::regex(entry.substr(3)), std::regex_constants::match_continuous)) return true;
-        } else if (entry == module) {
-            return true;
-        }
-    }
-    return false;
-}
+bool fp8_ignored(const Fp8Config& c, const std::string& module) { return module_ignored(c.ignored, module); }
 
 }  // namespace folio

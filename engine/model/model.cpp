@@ -28,6 +28,8 @@ std::vector<int> Model::stop_token_ids() const {
 }
 
 std::string Model::quantization_name() const {
+    if (config.quant.method == QuantConfig::Method::Awq && config.quant.pack_quantized)
+        return "ct-int4-g" + std::to_string(config.quant.group_size) + (config.quant.zero_point ? "-zp" : "-sym");
     if (config.quant.method == QuantConfig::Method::Awq) return "awq-int4-g" + std::to_string(config.quant.group_size);
     if (config.quant.method == QuantConfig::Method::Fp8) {
         const Fp8Config& f = config.quant.fp8;
@@ -137,6 +139,7 @@ std::unique_ptr<Model> load_model(const std::string& spec, const LoadOptions& op
     const bool fp8 = parse_load_quantization(options.quantization);
     auto m = load_as_stored(spec, options);
     if (fp8) {
+        report(options.progress, "quantizing weights to FP8");
         const Fp8QuantizeStats q = quantize_fp8_at_load(*m);
         m->load_stats.quantize_seconds = q.seconds;
         m->load_stats.quantized_bytes_before = q.bytes_before;
@@ -152,6 +155,7 @@ namespace {
 std::unique_ptr<Model> load_as_stored(const std::string& spec, const LoadOptions& options) {
     if (spec.rfind("dummy:", 0) == 0) return load_dummy(spec, options);
     auto m = std::make_unique<Model>();
+    report(options.progress, "reading config");
     m->spec = spec;
     m->name = model_display_name(spec);
     m->config = load_model_config(spec);
@@ -165,6 +169,7 @@ std::unique_ptr<Model> load_as_stored(const std::string& spec, const LoadOptions
     m->config.decodable_vocab = m->tokenizer->vocab_size();  // rows past it are padding, never sampled
     m->tokenizer_config = load_tokenizer_config(spec);
     m->generation = load_generation_defaults(spec);
+    report(options.progress, "opening the checkpoint");
     Checkpoint checkpoint(spec);
     m->weights = load_weights(checkpoint, m->config, options.progress);
     return m;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/core/load_progress.h"
 #include "engine/model/model_config.h"
 #include "engine/model/weights.h"
 #include "engine/tokenizer/tokenizer.h"
@@ -49,8 +50,8 @@ struct Model {
 };
 
 struct LoadOptions {
-    // 0..1 as tensors are mapped/validated/generated; called from the loading thread.
-    std::function<void(float)> progress;
+    // The phases of the load as they go (engine/core/load_progress.h); called from the loading thread.
+    LoadProgressFn progress;
     // dummy: models only: a folder or file with tokenizer.model to use (otherwise a byte tokenizer).
     std::string tokenizer_path;
     uint64_t seed = 1234;

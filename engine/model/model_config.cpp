@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "engine/core/error.h"
+#include "engine/model/compressed_tensors_config.h"
 #include "engine/model/fp8_config.h"
 #include "engine/model/architectures.h"
 
@@ -78,7 +79,7 @@ void parse_awq(const json& q, const std::string& source, QuantConfig& out, bool 
         const std::string method = r.string_or("quant_method", "");
         if (method != "awq")
             r.fail("quantization method \"" + method + "\" is not supported: Folio runs AutoAWQ GEMM 4-bit, FP8 (\"fp8\", "
-                   "\"compressed-tensors\" float-quantized) or unquantized fp16/bf16/fp32 checkpoints");
+                   "\"compressed-tensors\" float-quantized), compressed-tensors int4 pack-quantized or unquantized fp16/bf16/fp32 checkpoints");
     }
     out.method = QuantConfig::Method::Awq;
     out.bits = r.has("bits") ? r.positive_int("bits") : r.positive_int_or("w_bit", 4);
@@ -221,7 +222,8 @@ ModelConfig parse_model_config(const std::string& json_text, const std::string& 
     else r.fail("torch_dtype \"" + dtype + "\" is not supported (float16, bfloat16, float32)");
 
     if (r.has("quantization_config")) {
-        if (is_fp8_quant_method(j["quantization_config"])) parse_fp8_quant(j["quantization_config"], source + " quantization_config", c.quant);
+        if (is_pack_quantized(j["quantization_config"])) parse_pack_quantized(j["quantization_config"], source + " quantization_config", c.quant);
+        else if (is_fp8_quant_method(j["quantization_config"])) parse_fp8_quant(j["quantization_config"], source + " quantization_config", c.quant);
         else parse_awq(j["quantization_config"], source + " quantization_config", c.quant, false);
     }
     return c;

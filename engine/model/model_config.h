@@ -46,6 +46,12 @@ struct QuantConfig {
     std::string version = "gemm";
     // Linear modules left unquantized (matched as substrings of the tensor name, as AutoAWQ does).
     std::vector<std::string> modules_to_not_convert;
+    // Method Awq read from a compressed-tensors "pack-quantized" W4A16 checkpoint
+    // (compressed_tensors_config.h): each linear's weight_packed / weight_scale / weight_zero_point
+    // is repacked at load into the AWQ layout; zero_point false means symmetric (every zero is 8).
+    // `ignore` lists the modules left unquantized (exact names or "re:" patterns, module_ignored).
+    bool pack_quantized = false;
+    std::vector<std::string> ignore;
     Fp8Config fp8;  // method == Fp8
 };
 

@@ -30,23 +30,26 @@ uint64_t read_u64_le(const uint8_t* p) {
 
 }  // namespace
 
-SafetensorsFile::SafetensorsFile(const std::string& path) : file_(std::make_shared<MappedFile>(path)) {
-    const uint64_t size = file_->size();
+SafetensorsFile::SafetensorsFile(const std::string& path)
+    : file_(std::make_shared<MappedFile>(path)), tensors_(parse_safetensors(file_->data(), file_->size(), path)) {}
+
+std::map<std::string, TensorInfo> parse_safetensors(const uint8_t* bytes, uint64_t size, const std::string& path) {
+    std::map<std::string, TensorInfo> tensors;
     const auto fail = [&](const std::string& what) -> void { throw Error(path + ": " + what); };
     if (size < 8) fail("truncated file (" + std::to_string(size) + " bytes): not a safetensors file");
-    const uint64_t header_len = read_u64_le(file_->data());
-    if (header_len > kMaxHeaderBytes)
-        fail("header length " + std::to_string(header_len) + " exceeds the " + std::to_string(kMaxHeaderBytes) +
+    const uint64_t header_len = read_u64_le(bytes);
+    if (header_len > SafetensorsFile::kMaxHeaderBytes)
+        fail("header length " + std::to_string(header_len) + " exceeds the " + std::to_string(SafetensorsFile::kMaxHeaderBytes) +
              "-byte limit: corrupt or not a safetensors file");
     if (header_len > size - 8)
         fail("header length " + std::to_string(header_len) + " runs past the end of the file (" +
              std::to_string(size) + " bytes): the file is truncated or corrupt");
-    const uint8_t* data_start = file_->data() + 8 + header_len;
+    const uint8_t* data_start = bytes + 8 + header_len;
     const uint64_t data_size = size - 8 - header_len;
 
     nlohmann::json header;
     try {
-        header = nlohmann::json::parse(file_->data() + 8, file_->data() + 8 + header_len);
+        header = nlohmann::json::parse(bytes + 8, bytes + 8 + header_len);
     } catch (const nlohmann::json::exception& e) {
         fail(std::string("header is not valid JSON: ") + e.what());
     }
@@ -69,7 +72,7 @@ SafetensorsFile::SafetensorsFile(const std::string& path) : file_(std::make_shar
         info.file = path;
         const std::string dtype = entry["dtype"].get<std::string>();
         const auto dt = parse_dtype(dtype);
-        if (!dt) bad("unsupported dtype " + dtype + " (supported: F32, F16, BF16, I32, F8_E4M3, F8_E5M2)");
+        if (!dt) bad("unsupported dtype " + dtype + " (supported: F32, F16, BF16, I32, I64, F8_E4M3, F8_E5M2)");
         info.dtype = *dt;
         uint64_t numel = 1;
         for (const auto& d : entry["shape"]) {
@@ -94,7 +97,7 @@ SafetensorsFile::SafetensorsFile(const std::string& path) : file_(std::make_shar
                 std::to_string(end - begin));
         info.data = data_start + begin;
         info.nbytes = expected;
-        auto [pos, inserted] = tensors_.emplace(name, std::move(info));
+        auto [pos, inserted] = tensors.emplace(name, std::move(info));
         if (end > begin) spans.push_back({begin, end, &pos->first});
     }
     std::sort(spans.begin(), spans.end(), [](const Span& a, const Span& b) { return a.begin < b.begin; });
@@ -102,6 +105,7 @@ SafetensorsFile::SafetensorsFile(const std::string& path) : file_(std::make_shar
         if (spans[i].begin < spans[i - 1].end)
             fail("tensors '" + *spans[i - 1].name + "' and '" + *spans[i].name + "' overlap in the data section");
     }
+    return tensors;
 }
 
 const TensorInfo* SafetensorsFile::find(const std::string& name) const {

@@ -25,6 +25,10 @@ struct TensorInfo {
     std::string shape_string() const;  // "[4096, 11008]"
 };
 
+// The validation SafetensorsFile makes, on a whole file held in memory (`path` names it in messages):
+// the tensors of its header, their data pointing into `bytes`. Throws folio::Error as the constructor.
+std::map<std::string, TensorInfo> parse_safetensors(const uint8_t* bytes, uint64_t size, const std::string& path);
+
 class SafetensorsFile {
 public:
     // Opens and validates: header length within the file and below a sane bound, JSON that parses,

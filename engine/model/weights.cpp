@@ -35,7 +35,8 @@ void row_to_f32(const FloatTensor& t, int64_t row, int64_t cols, float* out) {
             for (int64_t i = 0; i < cols; ++i) out[i] = fp8_e5m2_to_f32(s[i]);
             break;
         }
-        case DType::I32: break;  // never a float tensor; the loader rejects it
+        case DType::I32:
+        case DType::I64: break;  // never a float tensor; the loader rejects it
     }
 }
 

@@ -1,6 +1,8 @@
 #include "engine/model/weights_loader.h"
 
 #include "engine/core/error.h"
+#include "engine/model/compressed_tensors_config.h"
+#include "engine/model/compressed_tensors_weights.h"
 #include "engine/model/fp8_config.h"
 #include "engine/model/fp8_weights.h"
 #include "engine/model/architectures.h"
@@ -28,6 +30,9 @@ const TensorInfo& dense_weight(const Checkpoint& ck, const ModelConfig& c, const
         refuse_unexpected_fp8(*t, c.quant.method == QuantConfig::Method::Fp8
                                       ? "config.json's quantization_config leaves " + module + " unquantized (its ignore list names it)"
                                       : std::string("config.json has no FP8 quantization_config"));
+    if (!ck.contains(module + ".weight") && ck.contains(module + ".weight_packed"))
+        throw Error("tensor '" + module + ".weight_packed' holds packed int4 weights but config.json leaves " + module +
+                    " unquantized (" + (c.quant.pack_quantized ? "quantization_config's ignore list names it" : "no pack-quantized quantization_config") + ")");
     return ck.require(module + ".weight", kFloatTypes, {out, in});
 }
 
@@ -38,7 +43,9 @@ Linear load_linear(const Checkpoint& ck, const ModelConfig& c, const std::string
     l.out = out;
     if (c.quant.method == QuantConfig::Method::Fp8 && !fp8_ignored(c.quant.fp8, module))
         return load_fp8_linear(ck, c.quant.fp8, module, in, out, storage);
-    const bool awq = c.quant.method == QuantConfig::Method::Awq && !not_converted(c.quant, module);
+    if (c.quant.method == QuantConfig::Method::Awq && c.quant.pack_quantized && !module_ignored(c.quant.ignore, module))
+        return load_pack_quantized_linear(ck, c.quant, module, in, out, storage);
+    const bool awq = c.quant.method == QuantConfig::Method::Awq && !c.quant.pack_quantized && !not_converted(c.quant, module);
     if (!awq) {
         const TensorInfo& w = dense_weight(ck, c, module, in, out);
         l.kind = Linear::Kind::Dense;
@@ -87,9 +94,10 @@ uint64_t weight_bytes_per_token(const ModelWeights& w) {
     return bytes;
 }
 
-ModelWeights load_weights(const Checkpoint& ck, const ModelConfig& c, const std::function<void(float)>& progress) {
+ModelWeights load_weights(const Checkpoint& ck, const ModelConfig& c, const LoadProgressFn& progress) {
     ModelWeights w;
     const int h = c.hidden_size, hd = c.head_dim;
+    report(progress, "mapping weights", 0, c.num_layers + 1, "layers");
     const Architecture* arch = find_architecture(c.architecture);
     w.embed_tokens = float_tensor(ck, "model.embed_tokens.weight", {c.vocab_size, h});
     for (int i = 0; i < c.num_layers; ++i) {
@@ -115,7 +123,7 @@ ModelWeights load_weights(const Checkpoint& ck, const ModelConfig& c, const std:
             L.k_norm = float_tensor(ck, p + "self_attn.k_norm.weight", {hd});
         }
         w.layers.push_back(std::move(L));
-        if (progress) progress(float(i + 1) / float(c.num_layers + 1));
+        report(progress, "mapping weights", i + 1, c.num_layers + 1, "layers");
     }
     w.final_norm = float_tensor(ck, "model.norm.weight", {h});
     load_kv_scales(ck, c, w);
@@ -140,7 +148,7 @@ ModelWeights load_weights(const Checkpoint& ck, const ModelConfig& c, const std:
     }
     for (const auto& m : ck.mappings()) w.storage.push_back(m);
     w.bytes_per_token = weight_bytes_per_token(w);
-    if (progress) progress(1.0f);
+    report(progress, "mapping weights", c.num_layers + 1, c.num_layers + 1, "layers");
     return w;
 }
 

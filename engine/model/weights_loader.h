@@ -1,6 +1,7 @@
 #pragma once
 #include <functional>
 
+#include "engine/core/load_progress.h"
 #include "engine/model/checkpoint.h"
 #include "engine/model/model_config.h"
 #include "engine/model/weights.h"
@@ -11,7 +12,7 @@ namespace folio {
 // config.json implies. AWQ linears (per QuantConfig and modules_to_not_convert) stay packed.
 // Throws folio::Error naming the tensor and file at fault.
 ModelWeights load_weights(const Checkpoint& checkpoint, const ModelConfig& config,
-                          const std::function<void(float)>& progress = {});
+                          const LoadProgressFn& progress = {});
 
 // Bytes a decode step reads once: every linear (packed size for AWQ), the norms and lm_head.
 uint64_t weight_bytes_per_token(const ModelWeights& weights);

@@ -31,7 +31,10 @@ WireRequest to_wire(const Request& r, const std::string& model) {
     if (r.continue_final_message)
         throw Error("continuing a reply (continue_final_message) is not part of the OpenAI API; a remote engine cannot do it");
     if (!r.stop.stop_token_ids.empty()) throw Error("stop token ids are not part of the OpenAI API; use stop strings with a remote engine");
-    const int prompts = int(!r.prompt_ids.empty()) + int(!r.messages.empty()) + int(!r.prompt_text.empty());
+    // Not carried over the wire yet: refused rather than answered without them.
+    if (r.n != 1) throw Error("n replies (Request::n) are not supported by the remote engine yet; submit n requests with seeds seed + i");
+    if (r.sampling.logprobs >= 0) throw Error("logprobs are not supported by the remote engine yet");
+    const int prompts = int(!r.prompt_ids.empty()) + int(!r.messages.empty()) + int(r.prompt_text.has_value());
     if (prompts != 1) throw Error("a request needs exactly one prompt: ids, chat messages or text");
     json j;
     j["model"] = model;
@@ -48,7 +51,7 @@ WireRequest to_wire(const Request& r, const std::string& model) {
         if (!r.prompt_ids.empty()) {
             j["prompt"] = r.prompt_ids;
         } else {
-            j["prompt"] = r.prompt_text;
+            j["prompt"] = *r.prompt_text;
         }
         w.path = "/completions";
     }

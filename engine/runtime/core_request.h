@@ -4,11 +4,13 @@
 // door's (engine/frontdoor), so nothing here can make a step wait for them.
 #include <chrono>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/sampling/finish_reason.h"
 #include "engine/sampling/sampling_params.h"
+#include "engine/sampling/token_logprobs.h"
 
 namespace folio {
 
@@ -23,10 +25,18 @@ struct CoreRequest {
     bool ignore_eos = false;              // benchmarks: generate max_tokens whatever the model samples
     int priority = 0;  // higher is admitted first among waiting requests; ties: arrival order
     std::string tag;   // the caller's own label (e.g. a conversation id), echoed in stats
+    // Replies to this prompt (1..kMaxReplies), with ids id .. id + n - 1 (the caller keeps them free).
+    // The prompt is admitted and prefilled once; its logits give each reply its first token (reply
+    // i drawn with seed + i, so it equals a request of its own with that seed), and the replies then
+    // go on as sequences of their own that share the prompt's KV blocks (copy-on-write). Cancelling
+    // id cancels them all; each other id ends alone.
+    int n = 1;
     // When the caller submitted it (before the front door's work): queue time and time to first
     // token count from here. Unset (the epoch): when the core gets it.
     std::chrono::steady_clock::time_point arrival{};
 };
+
+inline constexpr int kMaxReplies = 64;
 
 struct RequestTimings {
     int prompt_tokens = 0;
@@ -49,6 +59,7 @@ struct CoreEvent {
     int32_t token = -1;      // the token sampled, or -1
     bool finished = false;
     FinishReason reason = FinishReason::Length;  // when finished: Eos, Length, ContextFull, Cancelled or Error
+    std::optional<TokenLogprobs> logprobs;  // with a token, when the request's sampling asks for logprobs
     std::string message;     // when finished: what went wrong (Error), or why it ended early, for the user
     RequestTimings timings;  // as of this event
     std::vector<int32_t> prompt_ids;  // when finished: the prompt the core ran (for dumps and tests)

@@ -71,6 +71,8 @@ struct EngineCore::Active {
     bool scheduled = false;
     Clock::time_point submitted, first_scheduled, first_token, last_token;
     int tokens_reported = 0;
+    RequestId group = 0;              // n replies: the first reply's id (its group in groups_)
+    std::vector<RequestId> unforked;  // the first reply, until its prompt is sampled: the other replies
 };
 
 EngineCore::EngineCore(std::shared_ptr<const Model> model, std::unique_ptr<Backend> backend, const EngineOptions& options)
@@ -80,6 +82,7 @@ EngineCore::EngineCore(std::shared_ptr<const Model> model, std::unique_ptr<Backe
       seed_rng_(std::random_device{}()) {
     KvLayout layout = kv_layout_of(*model_, options.block_size, options.kv_cache_dtype);
     layout.num_blocks = sched_.kv().num_blocks();
+    report(options.backend.progress, "allocating the KV cache");
     backend_->allocate_kv(layout);
     kv_cache_dtype_ = kv_cache_dtype_name(options.kv_cache_dtype, backend_->name() == "cpu" ? "fp32" : "fp16");
     kv_bytes_per_block_ = backend_->kv_bytes_per_block(layout);
@@ -100,6 +103,21 @@ void EngineCore::add(RequestId id, CoreRequest request) {
         reject(id, "request id " + std::to_string(id) + " is zero or already in use");
         return;
     }
+    const int n = request.n;
+    if (n < 1 || n > kMaxReplies) {
+        reject(id, "n (replies) must be in [1, " + std::to_string(kMaxReplies) + "], got " + std::to_string(n));
+        return;
+    }
+    for (int i = 1; i < n; ++i)
+        if (active_.count(id + RequestId(i))) {
+            reject(id, "request id " + std::to_string(id + RequestId(i)) + " (reply " + std::to_string(i) + ") is already in use");
+            return;
+        }
+    // A refusal ends every reply.
+    auto reject_all = [&](const std::string& why) {
+        for (int i = 1; i < n; ++i) reject(id + RequestId(i), why, request.prompt_ids);
+        reject(id, why, std::move(request.prompt_ids));
+    };
     try {
         validate(request.sampling);
         if (request.max_tokens < 1) throw Error("max_tokens must be >= 1, got " + std::to_string(request.max_tokens));
@@ -111,11 +129,11 @@ void EngineCore::add(RequestId id, CoreRequest request) {
                             std::to_string(vocab));
         }
     } catch (const std::exception& e) {
-        reject(id, e.what(), std::move(request.prompt_ids));
+        reject_all(e.what());
         return;
     }
     if (const std::string why = sched_.check_prompt(int64_t(request.prompt_ids.size())); !why.empty()) {
-        reject(id, why, std::move(request.prompt_ids));
+        reject_all(why);
         return;
     }
     auto a = std::make_unique<Active>();
@@ -128,16 +146,49 @@ void EngineCore::add(RequestId id, CoreRequest request) {
     a->max_tokens = a->max_new = request.max_tokens;
     a->num_prompt_tokens = int(request.prompt_ids.size());
     a->submitted = request.arrival == Clock::time_point{} ? Clock::now() : request.arrival;
+    if (n > 1) {
+        // The other replies wait beside the first, outside the scheduler, until its prompt is sampled.
+        std::vector<RequestId>& group = groups_[id];
+        group.push_back(id);
+        a->group = id;
+        const Active proto = *a;
+        for (int i = 1; i < n; ++i) {
+            auto r = std::make_unique<Active>(proto);
+            r->id = id + RequestId(i);
+            r->seed = a->seed + uint64_t(i);
+            group.push_back(r->id);
+            a->unforked.push_back(r->id);
+            active_.emplace(r->id, std::move(r));
+        }
+    }
     sched_.add(id, std::move(request.prompt_ids), request.priority);
     active_.emplace(id, std::move(a));
     stalled_ = false;
 }
 
-void EngineCore::cancel(RequestId id) { finish(id, FinishReason::Cancelled); }
+void EngineCore::cancel(RequestId id) {
+    if (const auto g = groups_.find(id); g != groups_.end()) {
+        const std::vector<RequestId> replies = g->second;  // finish() may erase the group
+        for (RequestId r : replies) finish(r, FinishReason::Cancelled);
+        return;
+    }
+    finish(id, FinishReason::Cancelled);
+}
 
 void EngineCore::abort(RequestId id) {
-    if (!active_.erase(id)) return;
+    const auto it = active_.find(id);
+    if (it == active_.end()) return;
+    // Replies never started can no longer start: they end with the first.
+    const std::vector<RequestId> unforked = std::move(it->second->unforked);
+    const RequestId group = it->second->group;
+    active_.erase(it);
     sched_.remove(id);
+    for (RequestId r : unforked) finish(r, FinishReason::Cancelled);
+    if (group) {
+        const auto g = groups_.find(group);
+        if (g != groups_.end() && std::none_of(g->second.begin(), g->second.end(), [&](RequestId r) { return active_.count(r) > 0; }))
+            groups_.erase(g);
+    }
     stalled_ = false;
 }
 
@@ -223,6 +274,8 @@ void EngineCore::finish(RequestId id, FinishReason reason, const std::string& me
     const auto it = active_.find(id);
     if (it == active_.end()) return;
     const Active& a = *it->second;
+    const std::vector<RequestId> unforked = a.unforked;
+    const RequestId group = a.group;
     CoreEvent e;
     e.id = id;
     e.token = token;
@@ -234,6 +287,30 @@ void EngineCore::finish(RequestId id, FinishReason reason, const std::string& me
     sched_.remove(id);
     active_.erase(it);
     pending_.push_back(std::move(e));
+    // The first reply ended before its prompt was sampled (an error, a cancel, the pool): the
+    // replies waiting on it end the same way, with the prompt.
+    for (RequestId r : unforked) {
+        const std::vector<int32_t> prompt = pending_.back().prompt_ids;
+        finish(r, reason, message);
+        pending_.back().prompt_ids = prompt;
+    }
+    if (group) {
+        const auto g = groups_.find(group);
+        if (g != groups_.end() && std::none_of(g->second.begin(), g->second.end(), [&](RequestId r) { return active_.count(r) > 0; }))
+            groups_.erase(g);
+    }
+}
+
+void EngineCore::fork_replies(RequestId parent, const std::vector<std::pair<RequestId, int32_t>>& replies) {
+    Active& p = *active_.at(parent);
+    p.unforked.clear();
+    for (const auto& [id, token] : replies) {
+        Active& r = *active_.at(id);
+        r.scheduled = p.scheduled;
+        r.first_scheduled = p.first_scheduled;
+        r.cached_prompt_tokens = p.cached_prompt_tokens;
+        sched_.fork_replacing_last(parent, id, token);
+    }
 }
 
 void EngineCore::fail_all(const std::string& message) {
@@ -243,20 +320,25 @@ void EngineCore::fail_all(const std::string& message) {
     for (RequestId id : ids) finish(id, FinishReason::Error, message);
 }
 
-void EngineCore::on_token(RequestId id, int32_t token, Clock::time_point now) {
+void EngineCore::on_token(RequestId id, int32_t token, std::optional<TokenLogprobs> logprobs, Clock::time_point now) {
     Active& a = *active_.at(id);
     if (a.tokens_reported == 0) a.first_token = now;
     a.last_token = now;
     ++a.tokens_reported;
     ++total_generated_tokens_;
     // Checked in this order for each token; a stop string (the front door's) may still end it earlier.
-    if (std::find(a.end_ids.begin(), a.end_ids.end(), token) != a.end_ids.end()) return finish(id, FinishReason::Eos, {}, token);
-    if (a.tokens_reported >= a.max_new) return finish(id, FinishReason::Length, {}, token);
+    auto end = [&](FinishReason reason) {
+        finish(id, reason, {}, token);
+        pending_.back().logprobs = std::move(logprobs);
+    };
+    if (std::find(a.end_ids.begin(), a.end_ids.end(), token) != a.end_ids.end()) return end(FinishReason::Eos);
+    if (a.tokens_reported >= a.max_new) return end(FinishReason::Length);
     // The token just sampled takes the last position of the context: nothing can follow it.
-    if (int64_t(sched_.find(id)->tokens.size()) >= sched_.config().max_model_len) return finish(id, FinishReason::ContextFull, {}, token);
+    if (int64_t(sched_.find(id)->tokens.size()) >= sched_.config().max_model_len) return end(FinishReason::ContextFull);
     CoreEvent e;
     e.id = id;
     e.token = token;
+    e.logprobs = std::move(logprobs);
     e.timings = timings_of(a, now);
     pending_.push_back(std::move(e));
 }
@@ -281,8 +363,9 @@ std::vector<CoreEvent> EngineCore::step() {
         const std::string why = "the KV pool (" + std::to_string(sched_.kv().num_blocks()) + " blocks of " +
                                 std::to_string(sched_.kv().block_size()) + " tokens) cannot hold this conversation's " +
                                 std::to_string(tokens) + " tokens; give the KV cache more memory";
-        finish(id, FinishReason::ContextFull, why);
-        pending_.back().prompt_ids = std::move(prompt);
+        const size_t first_event = pending_.size();
+        finish(id, FinishReason::ContextFull, why);  // and the replies waiting on it, if any
+        for (size_t k = first_event; k < pending_.size(); ++k) pending_[k].prompt_ids = prompt;
     }
     for (SeqId id : plan.preempted) ++active_.at(id)->preemptions;
     for (SeqId id : plan.admitted) {
@@ -295,8 +378,12 @@ std::vector<CoreEvent> EngineCore::step() {
     if (plan.chunks.empty()) return std::exchange(pending_, {});
 
     ForwardBatch batch;
-    std::vector<SamplingRow> rows;
+    StepSampling sampling;
+    std::vector<SamplingRow>& rows = sampling.rows;
     std::vector<RequestId> sampling_ids;
+    // n replies whose prompt this step samples: (first reply, row of each other reply).
+    std::vector<std::pair<RequestId, std::vector<size_t>>> reply_rows;
+    int logits_rows = 0;
     int64_t prefill_tokens = 0, decode_tokens = 0;
     for (const ScheduledChunk& c : plan.chunks) {
         const SchedSequence& s = *sched_.find(c.id);
@@ -324,17 +411,37 @@ std::vector<CoreEvent> EngineCore::step() {
         row.seed = a.seed;
         row.step = uint64_t(s.num_generated());
         rows.push_back(row);
+        sampling.logits_row.push_back(logits_rows);
         sampling_ids.push_back(c.id);
+        if (!a.unforked.empty() && s.num_generated() == 0) {
+            // The other replies draw their first tokens from this same logits row.
+            std::vector<size_t>& mine = reply_rows.emplace_back(c.id, std::vector<size_t>()).second;
+            for (RequestId r : a.unforked) {
+                const auto bt = active_.find(r);
+                if (bt == active_.end()) continue;  // cancelled on its own
+                const Active& b = *bt->second;
+                SamplingRow rr = row;
+                rr.params = &b.sampling;
+                rr.seed = b.seed;
+                mine.push_back(rows.size());
+                rows.push_back(rr);
+                sampling.logits_row.push_back(logits_rows);
+                sampling_ids.push_back(r);
+            }
+        }
+        ++logits_rows;
     }
+    if (reply_rows.empty()) sampling.logits_row.clear();  // one row per logits row: the device may sample
 
     std::vector<int32_t> sampled;
+    std::vector<TokenLogprobs> logprobs;
     try {
         if (!copies.empty()) {
             std::vector<std::pair<int32_t, int32_t>> pairs;
             for (const BlockCopy& c : copies) pairs.push_back({c.src, c.dst});
             backend_->copy_blocks(pairs);
         }
-        sample_step(*backend_, sampler_, batch, rows, logits_, sampled);
+        sample_step(*backend_, sampler_, batch, sampling, logits_, logits_copies_, sampled, logprobs);
         if (sampled.size() != rows.size())
             throw Error("the backend returned " + std::to_string(sampled.size()) + " tokens for " + std::to_string(rows.size()) + " sequences");
     } catch (const std::exception& e) {
@@ -345,9 +452,28 @@ std::vector<CoreEvent> EngineCore::step() {
         last_step_ms_ = ms_between(t0, Clock::now());
         return std::exchange(pending_, {});
     }
-    sched_.complete(plan, sampled);
+    if (reply_rows.empty()) {
+        sched_.complete(plan, sampled);
+    } else {
+        std::vector<bool> is_reply(rows.size(), false);
+        for (const auto& [first, mine] : reply_rows)
+            for (size_t i : mine) is_reply[i] = true;
+        std::vector<int32_t> own;
+        for (size_t i = 0; i < sampled.size(); ++i)
+            if (!is_reply[i]) own.push_back(sampled[i]);
+        sched_.complete(plan, own);
+        for (const auto& [first, mine] : reply_rows) {
+            std::vector<std::pair<RequestId, int32_t>> replies;
+            for (size_t i : mine) replies.push_back({sampling_ids[i], sampled[i]});
+            fork_replies(first, replies);
+        }
+    }
     const Clock::time_point now = Clock::now();
-    for (size_t i = 0; i < sampled.size(); ++i) on_token(sampling_ids[i], sampled[i], now);
+    for (size_t i = 0; i < sampled.size(); ++i) {
+        std::optional<TokenLogprobs> lp;
+        if (i < logprobs.size() && rows[i].params->logprobs >= 0) lp = std::move(logprobs[i]);
+        on_token(sampling_ids[i], sampled[i], std::move(lp), now);
+    }
 
     ++steps_;
     last_batch_seqs_ = int(plan.chunks.size());

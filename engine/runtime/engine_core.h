@@ -47,7 +47,7 @@ public:
     // unique and non-zero.
     void add(RequestId id, CoreRequest request);
     // Frees everything the request holds now; a finished Cancelled event comes with the next step().
-    // Unknown or finished ids are ignored.
+    // The first id of a request with n replies cancels every reply. Unknown or finished ids are ignored.
     void cancel(RequestId id);
     // Frees everything the request holds now, with no event: its caller has already been told it
     // ended (the front door matched a stop string). Unknown or finished ids are ignored.
@@ -97,16 +97,22 @@ private:
     // Ends a request: removes it from the scheduler and queues its finished event (`e` carries the
     // last token, if any).
     void finish(RequestId id, FinishReason reason, const std::string& message = {}, int32_t token = -1);
-    void on_token(RequestId id, int32_t token, Clock::time_point now);
+    void on_token(RequestId id, int32_t token, std::optional<TokenLogprobs> logprobs, Clock::time_point now);
+    // The n replies of one prompt (CoreRequest::n): the others become sequences of their own, sharing
+    // the prompt's blocks, each with the first token it drew (after `parent` sampled its own).
+    void fork_replies(RequestId parent, const std::vector<std::pair<RequestId, int32_t>>& replies);
     RequestTimings timings_of(const Active& a, Clock::time_point now) const;
 
     std::shared_ptr<const Model> model_;
     std::unique_ptr<Backend> backend_;
     Sampler sampler_;             // host sampling, for steps the backend does not sample itself
     std::vector<float> logits_;   // the host sampling's logits, kept between steps
+    std::vector<float> logits_copies_;  // rows sampled from a shared logits row (n replies)
     Scheduler sched_;
     std::unordered_map<RequestId, std::unique_ptr<Active>> active_;
     std::vector<CoreEvent> pending_;
+    // Requests with n > 1 replies: first id -> every reply's id (the first included), while any runs.
+    std::unordered_map<RequestId, std::vector<RequestId>> groups_;
     RequestId next_id_ = 1;
     bool stalled_ = false;
     std::mt19937_64 seed_rng_;

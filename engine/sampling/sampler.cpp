@@ -145,9 +145,20 @@ void Sampler::select_top_k(const float* s, int vocab, size_t k) {
     std::sort(candidates_.begin(), candidates_.end(), BetterCandidate{});
 }
 
-int32_t Sampler::sample(float* logits, int vocab, const SamplingRow& row) {
+int32_t Sampler::sample(float* logits, int vocab, const SamplingRow& row, TokenLogprobs* logprobs) {
     if (!row.params) throw Error("sampler: a row without sampling parameters");
     if (vocab < 1 || !logits) throw Error("sampler: empty logits row");
+    if (logprobs && row.params->logprobs >= 0) {
+        // Raw logprobs (vLLM's default mode): from the row as the model gave it.
+        raw_.assign(logits, logits + vocab);
+        const int32_t token = sample_modified(logits, vocab, row);
+        token_logprobs(raw_.data(), vocab, token, row.params->logprobs, *logprobs);
+        return token;
+    }
+    return sample_modified(logits, vocab, row);
+}
+
+int32_t Sampler::sample_modified(float* logits, int vocab, const SamplingRow& row) {
     const SamplingParams& p = *row.params;
     apply_penalties(logits, vocab, row);
 
@@ -234,14 +245,17 @@ int32_t Sampler::sample(float* logits, int vocab, const SamplingRow& row) {
     return candidates_[n - 1].id;  // rounding left the sum a hair below the target: the last one
 }
 
-void Sampler::sample_rows(std::vector<float>& logits, const std::vector<SamplingRow>& rows, std::vector<int32_t>& sampled) {
+void Sampler::sample_rows(std::vector<float>& logits, const std::vector<SamplingRow>& rows, std::vector<int32_t>& sampled,
+                          std::vector<TokenLogprobs>* logprobs) {
     const size_t n = rows.size();
     sampled.resize(n);
+    if (logprobs) logprobs->resize(n);
     if (n == 0) return;
     if (logits.size() % n != 0 || logits.size() < n)
         throw Error("sampler: " + std::to_string(logits.size()) + " logits are not " + std::to_string(n) + " whole rows");
     const int vocab = int(logits.size() / n);
-    for (size_t i = 0; i < n; ++i) sampled[i] = sample(logits.data() + i * size_t(vocab), vocab, rows[i]);
+    for (size_t i = 0; i < n; ++i)
+        sampled[i] = sample(logits.data() + i * size_t(vocab), vocab, rows[i], logprobs ? &(*logprobs)[i] : nullptr);
 }
 
 }  // namespace folio

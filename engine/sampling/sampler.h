@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "engine/sampling/sampling_row.h"
+#include "engine/sampling/token_logprobs.h"
 
 namespace folio {
 
@@ -33,11 +34,15 @@ public:
     // Modifies `logits` (vocab entries) in place. Greedy: argmax, lowest id on ties. Throws
     // folio::Error when row.params is null, vocab < 1, or no logit is usable (all NaN or -inf).
     // Depends on nothing but (logits, row); scratch buffers are kept between calls.
-    int32_t sample(float* logits, int vocab, const SamplingRow& row);
+    // When row.params->logprobs >= 0 and `logprobs` is given, it gets the sampled token's
+    // log-probability and top alternatives from the logits as they came in (token_logprobs.h).
+    int32_t sample(float* logits, int vocab, const SamplingRow& row, TokenLogprobs* logprobs = nullptr);
     // One token per row of `logits` ([rows.size(), vocab], row i sampled with rows[i]) into `sampled`:
     // the host sampling of a step whose backend does not sample on its device. Throws folio::Error
     // when the logits are not rows.size() whole rows, or as sample() does.
-    void sample_rows(std::vector<float>& logits, const std::vector<SamplingRow>& rows, std::vector<int32_t>& sampled);
+    // `logprobs` (optional): one entry per row, filled for the rows that ask for logprobs.
+    void sample_rows(std::vector<float>& logits, const std::vector<SamplingRow>& rows, std::vector<int32_t>& sampled,
+                     std::vector<TokenLogprobs>* logprobs = nullptr);
 
 private:
     struct Candidate {
@@ -46,6 +51,7 @@ private:
         int32_t id;
     };
 
+    int32_t sample_modified(float* logits, int vocab, const SamplingRow& row);
     void apply_penalties(float* logits, int vocab, const SamplingRow& row);
     // Puts the best `m` of candidates_[0, n) in order at the front (the first sorted_ already are).
     void ensure_sorted(size_t m, size_t n);
@@ -58,6 +64,7 @@ private:
     void select_top_k(const float* s, int vocab, size_t k);
 
     std::vector<Candidate> candidates_;  // scratch reused between calls
+    std::vector<float> raw_;             // logprobs: the row before penalties and temperature
     std::vector<uint32_t> seen_;         // repetition penalty: seen_[id] == epoch_ once penalised
     uint32_t epoch_ = 0;
     std::vector<int32_t> counts_;        // presence/frequency: occurrences in the output (kept zeroed)

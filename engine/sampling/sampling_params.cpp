@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "engine/core/error.h"
+#include "engine/sampling/token_logprobs.h"
 
 namespace folio {
 namespace {
@@ -25,6 +26,8 @@ void validate(const SamplingParams& p) {
         bad("repetition_penalty", "a number > 0 (1: off)", p.repetition_penalty);
     if (!(p.presence_penalty >= -2 && p.presence_penalty <= 2)) bad("presence_penalty", "in [-2, 2]", p.presence_penalty);
     if (!(p.frequency_penalty >= -2 && p.frequency_penalty <= 2)) bad("frequency_penalty", "in [-2, 2]", p.frequency_penalty);
+    if (p.logprobs < -1 || p.logprobs > kMaxTopLogprobs)
+        bad("logprobs", "in [-1, 20] (-1: off, else the number of top alternatives)", p.logprobs);
 }
 
 void validate(const StopConditions& stop) {

@@ -17,6 +17,9 @@ struct SamplingParams {
     float presence_penalty = 0.0f;    // OpenAI style, over generated ids
     float frequency_penalty = 0.0f;   // OpenAI style, over generated ids
     std::optional<uint64_t> seed;     // same seed => same text; unset: the engine picks one per request
+    // -1: off (no cost). 0..kMaxTopLogprobs: each token comes with its log-probability and this many
+    // best alternatives (token_logprobs.h: from the raw logits, before every setting above).
+    int logprobs = -1;
 
     bool greedy() const { return temperature < 1e-5f; }
 };
@@ -31,7 +34,8 @@ struct StopConditions {
 // Throw folio::Error naming the first setting out of range, for a request to be refused at submit
 // (the sampler itself never fails on them, but their results would mean nothing):
 // temperature finite >= 0; top_k >= 0; top_p and min_p in [0, 1]; repetition_penalty finite > 0;
-// presence/frequency penalties in [-2, 2]; max_tokens >= 1; no empty stop string.
+// presence/frequency penalties in [-2, 2]; logprobs in
+// [-1, kMaxTopLogprobs]; max_tokens >= 1; no empty stop string.
 void validate(const SamplingParams& params);
 void validate(const StopConditions& stop);
 

@@ -70,6 +70,14 @@ void Scheduler::fork(SeqId parent, SeqId child) {
     ++version_;
 }
 
+void Scheduler::fork_replacing_last(SeqId parent, SeqId child, int32_t last_token) {
+    const auto it = seqs_.find(parent);
+    if (it == seqs_.end() || it->second.tokens.empty() || it->second.num_computed >= int(it->second.tokens.size()))
+        throw std::logic_error("Scheduler::fork_replacing_last: the parent's last token is not a fresh sample");
+    fork(parent, child);
+    seqs_.at(child).tokens.back() = last_token;
+}
+
 void Scheduler::remove(SeqId id) {
     const auto it = seqs_.find(id);
     if (it == seqs_.end()) return;

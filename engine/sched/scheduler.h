@@ -49,6 +49,9 @@ public:
     // blocks; copy-on-write when either writes into a shared block). Throws folio::Error when the
     // parent is unknown or the child id is taken.
     void fork(SeqId parent, SeqId child);
+    // As fork(), for the n replies of one prompt: `parent` has just sampled its first token, which
+    // has no KV yet, and `child` gets `last_token` in its place (it drew its own from the same logits).
+    void fork_replacing_last(SeqId parent, SeqId child, int32_t last_token);
     // Drops a sequence wherever it is (finished, cancelled, failed) and frees its blocks now.
     // Unknown ids are ignored.
     void remove(SeqId id);

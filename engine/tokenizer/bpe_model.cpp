@@ -56,7 +56,9 @@ BpeModel::BpeModel(const std::vector<std::pair<std::string_view, int>>& vocab,
     merges_.reserve(merges.size());
     std::string joined;
     for (size_t rank = 0; rank < merges.size(); ++rank) {
-        const auto& [a, b] = merges[rank];
+        // Named references, not a structured binding: clang-14 (the fuzz build) cannot capture one.
+        const auto& a = merges[rank].first;
+        const auto& b = merges[rank].second;
         const int a_id = vocab_.find(a), b_id = vocab_.find(b);
         auto pair = [&, rank] {
             return "merge " + std::to_string(rank) + " (\"" + std::string(a) + "\" \"" + std::string(b) + "\")";

@@ -9,7 +9,7 @@ namespace {
 
 // Field numbers of sentencepiece_model.proto.
 constexpr uint32_t kModelPieces = 1, kModelNormalizerSpec = 3;
-constexpr uint32_t kPieceType = 3;
+constexpr uint32_t kPieceText = 1, kPieceType = 3;
 constexpr uint64_t kTypeUserDefined = 4;
 constexpr uint32_t kNormAddDummyPrefix = 3, kNormRemoveExtraWhitespaces = 4, kNormEscapeWhitespaces = 5;
 
@@ -81,15 +81,22 @@ void read_normalizer(std::string_view msg, SentencePieceModelFacts& facts) {
     }
 }
 
-bool piece_is_user_defined(std::string_view msg) {
+// Whether a piece is USER_DEFINED. A piece's text must be non-empty and free of NUL bytes: the
+// library builds a trie of NUL-terminated keys and aborts the process on an empty one (found by the
+// sentencepiece_model fuzz target).
+bool piece_is_user_defined(std::string_view msg, int index) {
     WireReader r(msg);
     uint64_t type = 1;  // NORMAL
+    std::string_view text;
     while (!r.done()) {
         uint32_t wire = 0;
         const uint32_t field = r.key(wire);
         if (wire == kVarint && field == kPieceType) type = r.varint();
+        else if (wire == kLengthDelimited && field == kPieceText) text = r.bytes();  // the last one wins
         else r.skip(wire);
     }
+    if (text.empty() || text.find('\0') != std::string_view::npos)
+        throw Error("piece " + std::to_string(index) + (text.empty() ? " is empty" : " holds a NUL byte"));
     return type == kTypeUserDefined;
 }
 
@@ -103,7 +110,7 @@ SentencePieceModelFacts read_sentencepiece_facts(std::string_view serialized_mod
         uint32_t wire = 0;
         const uint32_t field = r.key(wire);
         if (field == kModelPieces && wire == kLengthDelimited) {
-            if (piece_is_user_defined(r.bytes())) facts.user_defined_ids.push_back(piece_index);
+            if (piece_is_user_defined(r.bytes(), piece_index)) facts.user_defined_ids.push_back(piece_index);
             ++piece_index;
         } else if (field == kModelNormalizerSpec && wire == kLengthDelimited) {
             read_normalizer(r.bytes(), facts);  // repeated occurrences merge: later fields win

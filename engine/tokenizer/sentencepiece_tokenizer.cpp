@@ -60,10 +60,14 @@ std::shared_ptr<const SentencePieceTokenizer> SentencePieceTokenizer::load(const
     if (!in) throw Error("cannot read tokenizer file " + model_file);
     std::ostringstream ss;
     ss << in.rdbuf();
+    return load_serialized(ss.str(), model_file);
+}
 
+std::shared_ptr<const SentencePieceTokenizer> SentencePieceTokenizer::load_serialized(std::string serialized,
+                                                                                      const std::string& model_file) {
     auto impl = std::make_unique<Impl>();
     impl->path = model_file;
-    impl->serialized = ss.str();
+    impl->serialized = std::move(serialized);
     const std::string corrupt = "tokenizer file " + model_file + " is not a valid sentencepiece model";
     if (impl->serialized.empty()) throw Error(corrupt + " (the file is empty)");
 
@@ -84,9 +88,16 @@ std::shared_ptr<const SentencePieceTokenizer> SentencePieceTokenizer::load(const
     else if (facts.add_dummy_prefix) impl->leading = LeadingSpaceRule::DropFirst;
     else impl->leading = LeadingSpaceRule::Keep;
 
-    // The unknown surface is whatever the library prints for <unk> (trainer_spec.unk_surface).
+    // The unknown surface is whatever the library prints for the UNKNOWN piece (trainer_spec.unk_surface).
+    // That piece is found by its type: the library's unk_id() is -1 when trainer_spec.unk_piece names
+    // another piece, yet decode still prints the surface for it (found by the sentencepiece_model
+    // fuzz target: the streamed text lacked the surface).
     std::string unk_surface;
-    if (const int unk = impl->sp.unk_id(); unk >= 0) impl->sp.Decode(std::vector<int>{unk}, &unk_surface).IgnoreError();
+    for (int id = 0; id < n; ++id)
+        if (impl->sp.IsUnknown(id)) {
+            impl->sp.Decode(std::vector<int>{id}, &unk_surface).IgnoreError();
+            break;
+        }
 
     impl->kinds.resize(size_t(n));
     impl->bytes.resize(size_t(n));

@@ -13,6 +13,8 @@ class SentencePieceTokenizer final : public Tokenizer {
 public:
     // Throws folio::Error naming `model_file` when it is missing or not a sentencepiece model.
     static std::shared_ptr<const SentencePieceTokenizer> load(const std::string& model_file);
+    // The same from the file's bytes; `name` stands for the file in messages (and path()).
+    static std::shared_ptr<const SentencePieceTokenizer> load_serialized(std::string serialized, const std::string& name);
     ~SentencePieceTokenizer() override;
 
     std::vector<int> encode(std::string_view text) const override;

@@ -155,6 +155,19 @@ std::optional<std::string> config_token(const json& cfg, const char* key, const 
     fail(sub(where, key), "must be a string, an object with \"content\", or null");
 }
 
+// The ids the post-processor adds must be tokens (of the model's vocabulary or added): encode's
+// ids are promised to lie in the vocabulary, and one that names nothing would reach the model.
+void check_post_processor_ids(const HfTokenizerParts& parts) {
+    for (const std::vector<int>* side : {&parts.post_processor.before, &parts.post_processor.after})
+        for (const int id : *side) {
+            bool added = false;
+            for (const auto& t : parts.added.tokens()) added = added || t.id == id;
+            if (!added && !parts.model->id_to_token(id))
+                fail("post_processor", "adds token id " + std::to_string(id) +
+                                           ", which is neither in the model's vocabulary nor an added token");
+        }
+}
+
 int token_id(const HfTokenizerParts& parts, const std::string& token) {
     for (const auto& t : parts.added.tokens())
         if (t.content == token) return t.id;
@@ -236,7 +249,10 @@ std::shared_ptr<const HfTokenizer> parse_tokenizer_json(const std::string& token
             parts.has_decoder = true;
             parse_decoder(*d, "decoder", parts.decoders);
         }
-        if (const json* pp = find(j, "post_processor")) parts.post_processor = parse_post_processor(*pp, "post_processor");
+        if (const json* pp = find(j, "post_processor")) {
+            parts.post_processor = parse_post_processor(*pp, "post_processor");
+            check_post_processor_ids(parts);
+        }
     } catch (const Error& e) {
         throw Error(source + ": " + e.what());
     }

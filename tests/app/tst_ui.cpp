@@ -1,5 +1,7 @@
-// The real QML, offscreen, on stories260K: type a prompt and press Enter, watch the reply stream and
-// find it in the database; side-by-side to three columns at once; the monitor's figures move.
+// The real QML, offscreen, on stories260K: a model loading leaves the person in the view they are in
+// and shows its phase; type a prompt and press Enter, watch the reply stream and find it in the
+// database; side-by-side to three columns at once; the monitor's figures move; the message box takes
+// the keyboard when a chat is opened or made.
 #include <QQmlApplicationEngine>
 #include <QSignalSpy>
 #include <QQuickItem>
@@ -44,11 +46,13 @@ class UiTest : public QObject {
 private slots:
     void initTestCase();
     void cleanupTestCase();
+    void loadingKeepsTheViewAndShowsItsPhase();
     void typeSendAndFindInDatabase();
     void sideBySideToThreeSessions();
     void monitorMovesWhileGenerating();
     void themeButtonGoesBackToTheSystem();
     void findDownloadVerifyAndOpenWhileChatting();
+    void openingOrMakingAChatFocusesTheMessageBox();
 
 private:
     template <typename T = QQuickItem>
@@ -58,6 +62,7 @@ private:
         return item;
     }
     void setGreedy(qint64 conversationId, int maxTokens);
+    int page() const { return window_->property("page").toInt(); }
     // Scrolls the page that holds `item` so that it is on screen, then clicks its middle.
     void click(QQuickItem* item) {
         for (QQuickItem* p = item->parentItem(); p; p = p->parentItem()) {
@@ -119,9 +124,36 @@ void UiTest::initTestCase() {
     QVERIFY(QTest::qWaitForWindowExposed(window_));
     window_->requestActivate();  // shortcuts (Ctrl+N, Ctrl+2 ...) go to the active window
     QVERIFY(QTest::qWaitForWindowActive(window_));
+    // No model and no chat yet: the app opens on Models. The model is loaded by the first test.
+    QCOMPARE(page(), 3);
+}
+
+void UiTest::loadingKeepsTheViewAndShowsItsPhase() {
+    QTest::keyClick(window_, Qt::Key_2, Qt::ControlModifier);  // Side by side, while the model loads
+    QCOMPARE(page(), 1);
+    QStringList phases;
+    QObject scope;
+    connect(app_->engine(), &EngineBridge::loadProgressChanged, &scope, [&] {
+        const QString p = app_->engine()->loadPhase();
+        if (!p.isEmpty() && (phases.isEmpty() || phases.last() != p)) phases << p;
+    });
     app_->start();
+    QCOMPARE(app_->engine()->state(), EngineBridge::State::Loading);
+    QQuickItem* status = find("loadStatus");
+    QVERIFY(status->isVisible());  // above the Side by side view, with the phase under its bar
+    QQuickItem* phaseText = nullptr;
+    for (QQuickItem* i : status->findChildren<QQuickItem*>("loadPhase")) phaseText = i;
+    QVERIFY(phaseText);
+    QCOMPARE(phaseText->property("text").toString(), QString("starting"));
     QTRY_COMPARE_WITH_TIMEOUT(app_->engine()->state(), EngineBridge::State::Ready, 60000);
     QVERIFY(log_.latest().isEmpty() || log_.latestLevel() != "error");
+    // The phases of the load, as the engine reported them, in order.
+    QCOMPARE(phases, (QStringList{"starting", "reading config", "opening the checkpoint", "mapping weights",
+                                  "preparing weights for the CPU", "allocating the KV cache"}));
+    // The model is ready and the person is still where they were.
+    QTest::qWait(100);
+    QCOMPARE(page(), 1);
+    QVERIFY(!status->isVisible());
 }
 
 void UiTest::cleanupTestCase() {
@@ -156,7 +188,7 @@ void UiTest::findDownloadVerifyAndOpenWhileChatting() {
     app_->chat()->send(c, "Once upon a time");
     QTRY_VERIFY_WITH_TIMEOUT(!app_->hub()->isGenerating(c), 60000);
     QCOMPARE(app_->store()->activePath(c).last().status, MessageStatus::Complete);
-    QCOMPARE(state(), QString("downloading"));  // still downloading
+    QVERIFY2(state() == "downloading", qPrintable(state() + ": " + message()));  // still downloading
 
     // Pause from the page; the server recovers; resume finishes from where it stopped and verifies.
     QTRY_VERIFY(findItem(window_->contentItem(), "pause_karpathy/stories260K"));
@@ -312,17 +344,64 @@ void UiTest::themeButtonGoesBackToTheSystem() {
     scheme->setMode("system");
     const bool systemDark = scheme->systemDark();
     QQuickItem* button = find("themeButton");
-    auto click = [&] {
-        QTest::mouseClick(window_, Qt::LeftButton, {}, button->mapToScene(QPointF(button->width() / 2, button->height() / 2)).toPoint());
-    };
-    click();  // the other scheme, chosen by the user (and remembered)
+    click(button);  // the other scheme, chosen by the user (and remembered)
     QCOMPARE(scheme->mode(), QString(systemDark ? "light" : "dark"));
     QCOMPARE(scheme->dark(), !systemDark);
     QTRY_COMPARE(app_->themeMode(), scheme->mode());
-    click();  // back to the scheme the system has: following the system again
+    click(button);  // back to the scheme the system has: following the system again
     QCOMPARE(scheme->mode(), QString("system"));
     QCOMPARE(scheme->dark(), systemDark);
     QTRY_COMPARE(app_->themeMode(), QString("system"));
+}
+
+void UiTest::openingOrMakingAChatFocusesTheMessageBox() {
+    QQuickItem* input = find("composerInput");
+    QQuickItem* search = find("searchField");
+    auto focusElsewhere = [&] {
+        search->forceActiveFocus();
+        QTRY_VERIFY(search->hasActiveFocus());
+        QVERIFY(!input->hasActiveFocus());
+    };
+    // The New chat button, from another view: Chats opens with the message box ready to type in.
+    QTest::keyClick(window_, Qt::Key_3, Qt::ControlModifier);
+    focusElsewhere();
+    const qint64 before = app_->currentConversationId();
+    click(find("newChatButton"));
+    QTRY_VERIFY(app_->currentConversationId() != before);
+    QCOMPARE(page(), 0);
+    QTRY_VERIFY(input->hasActiveFocus());
+    typeText(window_, "typed at once");
+    QCOMPARE(input->property("text").toString(), QString("typed at once"));
+    input->setProperty("text", QString());
+
+    // Ctrl+N likewise.
+    focusElsewhere();
+    QTest::keyClick(window_, Qt::Key_N, Qt::ControlModifier);
+    QTRY_VERIFY(input->hasActiveFocus());
+
+    // Choosing a chat in the sidebar.
+    // A row of the sidebar's list for another chat than the current one (delegates are visual
+    // children of the list, not QObject children).
+    QQuickItem* row = nullptr;
+    QList<QQuickItem*> items{find("conversationList")};
+    while (!items.isEmpty() && !row) {
+        QQuickItem* i = items.takeFirst();
+        items += i->childItems();
+        const QVariant id = i->property("conversationId");
+        if (id.isValid() && i->property("current").isValid() && i->isVisible() && id.toLongLong() != app_->currentConversationId()) row = i;
+    }
+    QVERIFY(row);
+    const qint64 other = row->property("conversationId").toLongLong();
+    focusElsewhere();
+    click(row);
+    QTRY_COMPARE(app_->currentConversationId(), other);
+    QTRY_VERIFY(input->hasActiveFocus());
+
+    // Coming back to Chats from another view.
+    QTest::keyClick(window_, Qt::Key_2, Qt::ControlModifier);
+    focusElsewhere();
+    QTest::keyClick(window_, Qt::Key_1, Qt::ControlModifier);
+    QTRY_VERIFY(input->hasActiveFocus());
 }
 
 QTEST_MAIN(UiTest)

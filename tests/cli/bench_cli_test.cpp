@@ -155,15 +155,18 @@ TEST(BenchCli, HumanTableAndSuites) {
 
 TEST(BenchCli, BadArgumentsAndFailedRequestsAreReportedClearly) {
     folio::test::TempDir dir;
+    // Bad usage: the message, then the usage, on stderr; exit 2.
     BenchRun r = bench("--model " + model() + " --batching sideways", dir);
-    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.status, 2);
     EXPECT_NE(r.err.find("--batching takes continuous or static"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("\n\nusage: folio-bench"), std::string::npos) << r.err;
     r = bench("--model " + model() + " --cpu-activations fp8", dir);
-    EXPECT_EQ(r.status, 1);
-    EXPECT_NE(r.err.find("--cpu-activations takes exact or int8"), std::string::npos) << r.err;
+    EXPECT_EQ(r.status, 2);
+    EXPECT_NE(r.err.find("--cpu-activations takes one of int8, exact; got 'fp8'"), std::string::npos) << r.err;
     r = bench("--model " + model() + " --input-len 5:2", dir);
-    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.status, 2);
     EXPECT_NE(r.err.find("MAX below MIN"), std::string::npos) << r.err;
+    // What the world holds (a file, a model) is no usage error: exit 1, one line.
     r = bench("--model " + model() + " --prompts " + dir.file("missing.jsonl"), dir);
     EXPECT_EQ(r.status, 1);
     EXPECT_NE(r.err.find("cannot open the prompt file"), std::string::npos) << r.err;
@@ -176,7 +179,7 @@ TEST(BenchCli, BadArgumentsAndFailedRequestsAreReportedClearly) {
     EXPECT_NE(r.err.find("context holds 512"), std::string::npos) << r.err;
     EXPECT_EQ(nlohmann::json::parse(r.out)["errors"], 2);
     r = bench("--model " + model() + " --context 4096 --suite frontdoor", dir);
-    EXPECT_EQ(r.status, 1);
+    EXPECT_EQ(r.status, 2);  // bad usage: an option that does not apply
     EXPECT_NE(r.err.find("--context applies to dummy: models only"), std::string::npos) << r.err;
     r = bench("--model " + model() + " --suite frontdoor --history-tokens 5000", dir);
     EXPECT_EQ(r.status, 1);

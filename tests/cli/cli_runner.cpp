@@ -27,15 +27,24 @@ const std::string& cli_path() { return binary(); }
 
 CliResult run_cli(const std::vector<std::string>& args) { return run_cli(args, ""); }
 
-CliResult run_cli(const std::vector<std::string>& args, const std::string& input) { return run_cli(args, input, {}); }
+CliResult run_cli(const std::vector<std::string>& args, const std::string& input) { return run_binary(binary(), args, input); }
 
 CliResult run_cli(const std::vector<std::string>& args, const std::string& input, const std::vector<std::string>& wrapper) {
+    return run_binary(binary(), args, input, wrapper);
+}
+
+CliResult run_binary(const std::string& path, const std::vector<std::string>& args, const std::string& input) {
+    return run_binary(path, args, input, {});
+}
+
+CliResult run_binary(const std::string& path, const std::vector<std::string>& args, const std::string& input,
+                     const std::vector<std::string>& wrapper) {
     TempDir tmp;
     const std::string in_path = tmp.file("stdin");
     write_file(in_path, input);
     const std::string out_path = tmp.file("stdout"), err_path = tmp.file("stderr");
     std::vector<std::string> argv_storage = wrapper;
-    argv_storage.push_back(binary());
+    argv_storage.push_back(path);
     argv_storage.insert(argv_storage.end(), args.begin(), args.end());
     std::vector<char*> argv;
     for (auto& a : argv_storage) argv.push_back(a.data());
@@ -49,7 +58,7 @@ CliResult run_cli(const std::vector<std::string>& args, const std::string& input
     pid_t pid = 0;
     const int rc = posix_spawnp(&pid, argv_storage.front().c_str(), &actions, nullptr, argv.data(), environ);
     posix_spawn_file_actions_destroy(&actions);
-    if (rc != 0) throw std::runtime_error("cannot start " + binary());
+    if (rc != 0) throw std::runtime_error("cannot start " + path);
     int status = 0;
     waitpid(pid, &status, 0);
     CliResult r;

@@ -19,5 +19,10 @@ CliResult run_cli(const std::vector<std::string>& args, const std::string& input
 // Same, started through `wrapper` (a command line to which the binary's path and `args` are
 // appended, e.g. {"sh", "-c", "ulimit -f 64; exec \"$0\" \"$@\""}); found on PATH.
 CliResult run_cli(const std::vector<std::string>& args, const std::string& input, const std::vector<std::string>& wrapper);
+// Any executable, by path.
+CliResult run_binary(const std::string& path, const std::vector<std::string>& args, const std::string& input = "");
+// Same, through `wrapper` as run_cli.
+CliResult run_binary(const std::string& path, const std::vector<std::string>& args, const std::string& input,
+                     const std::vector<std::string>& wrapper);
 
 }  // namespace folio::test

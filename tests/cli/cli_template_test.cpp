@@ -83,7 +83,7 @@ TEST(TemplateCommandErrors, ARuntimeErrorExitsOneWithItsPosition) {
 
 TEST(TemplateCommandErrors, BadInvocationsAndInputs) {
     Folder f;
-    EXPECT_EQ(run_cli({"template", "--model", f.dir.path()}).exit_code, 1);  // --messages missing
+    EXPECT_EQ(run_cli({"template", "--model", f.dir.path()}).exit_code, 2);  // --messages missing: bad usage
     const CliResult no_config = f.run(one_user(), true);
     EXPECT_EQ(no_config.exit_code, 1);
     EXPECT_NE(no_config.err.find("no tokenizer_config.json"), std::string::npos) << no_config.err;
@@ -94,7 +94,7 @@ TEST(TemplateCommandErrors, BadInvocationsAndInputs) {
     EXPECT_EQ(not_array.exit_code, 1);
     EXPECT_NE(not_array.err.find("must hold a JSON array"), std::string::npos) << not_array.err;
     const CliResult unknown = run_cli({"template", "--model", f.dir.path(), "--bogus"});
-    EXPECT_EQ(unknown.exit_code, 1);
+    EXPECT_EQ(unknown.exit_code, 2);
     EXPECT_NE(unknown.err.find("unknown option --bogus"), std::string::npos);
     f.write("tokenizer_config.json", "{broken");
     EXPECT_EQ(f.run(one_user(), true).exit_code, 1);

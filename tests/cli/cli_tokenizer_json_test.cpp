@@ -31,6 +31,15 @@ std::string join_ids(const std::vector<int>& ids) {
     return s;
 }
 
+// Bad usage (a malformed or missing option): exit 2, the message first, then the command's usage.
+void expect_usage_error(const std::vector<std::string>& args, const std::string& what) {
+    const CliResult r = run_cli(args);
+    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+    EXPECT_EQ(r.out, "");
+    EXPECT_NE(r.err.substr(0, r.err.find('\n')).find(what), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("\n\nusage: folio-cli " + args.front() + " "), std::string::npos) << r.err;
+}
+
 void expect_error(const std::vector<std::string>& args, const std::string& what) {
     const CliResult r = run_cli(args);
     EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
@@ -101,7 +110,7 @@ TEST(CliTokenizerJson, GenerateOnALlama3Folder) {
     const auto c = nlohmann::json::parse(read_file(dir + "/expected_greedy.json")).at("cases").at(0);
     const CliResult r = run_cli({"generate", "--model", dir, "--prompt", c.at("prompt").get<std::string>(), "--raw",
                                  "--temperature", "0", "--max-tokens", std::to_string(c.at("steps").get<int>()),
-                                 "--backend", "cpu", "--json"});
+                                 "--backend", "cpu", "--cpu-activations", "exact", "--json"});
     ASSERT_EQ(r.exit_code, 0) << r.err;
     const auto out = nlohmann::json::parse(r.out);
     EXPECT_EQ(out.at("prompt_ids"), c.at("prompt_ids"));
@@ -130,12 +139,12 @@ TEST(CliTokenizerJson, DetokenizeForms) {
 
 TEST(CliTokenizerJson, ErrorsAreOneLineAndExitCodeOne) {
     const std::string llama = fixture_path("tokenizers/llama3_1");
-    expect_error({"detokenize", "--model", llama, "--ids", "1,x"}, "--ids: 'x' is not a token id");
-    expect_error({"detokenize", "--model", llama, "--ids", "-3"}, "--ids: '-3' is not a token id");
+    expect_usage_error({"detokenize", "--model", llama, "--ids", "1,x"}, "--ids: 'x' is not a token id");
+    expect_usage_error({"detokenize", "--model", llama, "--ids", "-3"}, "--ids: '-3' is not a token id");
     expect_error({"detokenize", "--model", llama, "--ids", "999999"}, "token id 999999 is outside the vocabulary");
-    expect_error({"detokenize", "--model", llama}, "--ids is required");
+    expect_usage_error({"detokenize", "--model", llama}, "--ids is required");
     expect_error({"tokenize", "--model", llama, "--text", "caf\xE9", "--json"}, "--text is not valid UTF-8 (byte 3)");
-    expect_error({"tokenize", "--model", llama, "--text", "a", "--bos", "--add-special-tokens"}, "not both");
+    expect_usage_error({"tokenize", "--model", llama, "--text", "a", "--bos", "--add-special-tokens"}, "not both");
     TempDir dir;
     write_file(dir.file("tokenizer.json"), R"({"model": {"type": "BPE", "vocab": {"a": 0}, "merges": []},
         "pre_tokenizer": {"type": "Whitespace"}})");

@@ -1,5 +1,6 @@
 // folio-cli tokenize, run as a process: output form, --bos, --file, a folder holding only
-// tokenizer.model, --backend validation, and one-line errors with exit code 1.
+// tokenizer.model, --backend validation, bad usage (exit 2 with the usage) and one-line errors with
+// exit code 1.
 #include <gtest/gtest.h>
 
 #include <sys/wait.h>
@@ -48,6 +49,17 @@ std::vector<int> ids_of(const CliResult& r) {
     const auto j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j.size(), 1u);
     return j.at("ids").get<std::vector<int>>();
+}
+
+// Fails unless the command refused its command line: exit code 2, the message holding `what` on the
+// first line of stderr and the command's usage after it.
+void expect_usage_error(const std::vector<std::string>& args, const std::string& what) {
+    const CliResult r = run_tokenize(args);
+    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+    EXPECT_EQ(r.out, "");
+    const std::string first_line = r.err.substr(0, r.err.find('\n'));
+    EXPECT_NE(first_line.find(what), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("\n\nusage: folio-cli tokenize"), std::string::npos) << r.err;
 }
 
 // Fails unless the command failed with exit code 1 and exactly one line on stderr holding `what`.
@@ -111,15 +123,15 @@ TEST(CliTokenize, BackendIsAcceptedAndValidated) {
     const std::string llama = fixture_path("tokenizers/llama2");
     for (const char* b : {"auto", "cpu", "cuda"})
         EXPECT_EQ(ids_of(run_tokenize({"--model", llama, "--text", "a", "--json", "--backend", b})), (std::vector<int>{263}));
-    expect_error({"--model", llama, "--text", "a", "--json", "--backend", "gpu"}, "unknown backend 'gpu'");
+    expect_usage_error({"--model", llama, "--text", "a", "--json", "--backend", "gpu"}, "unknown backend 'gpu': use auto, cpu or cuda");
 }
 
-TEST(CliTokenize, ErrorsAreOneLineAndExitCodeOne) {
+TEST(CliTokenize, UsageErrorsExitTwoOtherErrorsAreOneLineAndExitOne) {
     const std::string llama = fixture_path("tokenizers/llama2");
     TempDir dir;
-    expect_error({"--text", "a", "--json"}, "--model is required");
-    expect_error({"--model", llama, "--json"}, "exactly one of --text");
-    expect_error({"--model", llama, "--text", "a", "--file", "x", "--json"}, "exactly one of --text");
+    expect_usage_error({"--text", "a", "--json"}, "--model is required");
+    expect_usage_error({"--model", llama, "--json"}, "exactly one of --text");
+    expect_usage_error({"--model", llama, "--text", "a", "--file", "x", "--json"}, "exactly one of --text");
     expect_error({"--model", llama, "--file", dir.file("missing.txt"), "--json"}, dir.file("missing.txt"));
     expect_error({"--model", dir.path(), "--text", "a", "--json"}, "no tokenizer.json or tokenizer.model in " + dir.path());
     expect_error({"--model", dir.file("nope"), "--text", "a", "--json"}, dir.file("nope"));
@@ -128,8 +140,8 @@ TEST(CliTokenize, ErrorsAreOneLineAndExitCodeOne) {
     write_file(dir.file("tokenizer.model"), read_file(fixture_path("tokenizers/llama2/tokenizer.model")));
     write_file(dir.file("tokenizer_config.json"), "{broken");
     expect_error({"--model", dir.path(), "--text", "a", "--json"}, dir.file("tokenizer_config.json"));
-    expect_error({"--model", llama, "--text", "a", "--frobnicate"}, "unknown option --frobnicate");
-    expect_error({"--model", llama, "--text", "a", "stray"}, "unexpected argument 'stray'");
+    expect_usage_error({"--model", llama, "--text", "a", "--frobnicate"}, "unknown option --frobnicate");
+    expect_usage_error({"--model", llama, "--text", "a", "stray"}, "unexpected argument 'stray'");
     expect_error({"--model", "dummy:no-such-shape", "--text", "a"}, "no-such-shape");
 }
 

@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <string>
 
+#include "app/cli/cli_args.h"
+#include "app/cli/command_line.h"
 #include "engine/model/dummy_model.h"
 #include "kernels/common/cuda_check.h"
 #include "kernels/device_buffer.h"
@@ -20,17 +22,19 @@ uint64_t linear_bytes(int in, int out, const ModelConfig& c) {
     return uint64_t(in) * out * 2;
 }
 
-}  // namespace
+const char* kUsage =
+    "usage: folio-gpu-probe [dummy:NAME] [--context N]\n"
+    "\n"
+    "One JSON line: the device, its device-to-device copy bandwidth and, for a model, the bytes a\n"
+    "decode step must read (weights as the CUDA backend holds them plus the KV of N tokens).\n";
 
-int main(int argc, char** argv) {
-    std::string model;
-    int context = 0;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "--context" && i + 1 < argc) context = std::atoi(argv[++i]);
-        else model = a;
-    }
-    try {
+int run(int argc, char** argv) {
+    const cli::Args args(argc, argv, 1, {"context"}, {});
+    if (args.positional().size() > 1) throw cli::UsageError("one model at most, got '" + args.positional()[1] + "' too");
+    const std::string model = args.positional().empty() ? "" : args.positional()[0];
+    const int context = args.get_int("context", 0);
+    if (context < 0) throw cli::UsageError("--context must be at least 0");
+    {
         cudaDeviceProp prop;
         cuda::check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
         const size_t bytes = size_t(1) << 30;
@@ -69,9 +73,12 @@ int main(int argc, char** argv) {
                         double(w + kv_per_token * uint64_t(context)) / (gbps * 1e9) * 1e3);
         }
         std::printf("}\n");
-    } catch (const std::exception& e) {
-        std::fprintf(stderr, "folio-gpu-probe: %s\n", e.what());
-        return 1;
     }
     return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    return cli::run_program("folio-gpu-probe", kUsage, [&] { return run(argc, argv); });
 }

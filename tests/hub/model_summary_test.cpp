@@ -53,6 +53,17 @@ TEST(ModelSummary, AwqCountsPackedWeightsUnpacked) {
     EXPECT_EQ(s.head_dim, 16);
 }
 
+// compressed-tensors W4A16: the engine loads it (no problem), and its packed weights count eight
+// parameters per int32 like AWQ's (stories260K has 260K parameters whatever the storage).
+TEST(ModelSummary, CompressedTensorsInt4LoadsAndCountsPackedWeights) {
+    for (const char* name : {"models/stories260K-w4a16-ct", "models/stories260K-w4a16-ct-zp"}) {
+        const ModelSummary s = summarize_model(fixture_path(name));
+        EXPECT_EQ(s.problem, "") << name;
+        EXPECT_EQ(s.format, "INT4 (compressed-tensors)") << name;
+        EXPECT_EQ(s.parameters, summarize_model(fixture_path("models/stories260K")).parameters) << name;
+    }
+}
+
 TEST(ModelSummary, Fp8FormatsAndOtherFamilies) {
     EXPECT_EQ(summarize_model(fixture_path("models/stories260K-fp8")).format, "FP8");
     EXPECT_EQ(summarize_model(fixture_path("models/stories260K-fp8-ct")).format, "FP8 (compressed-tensors)");

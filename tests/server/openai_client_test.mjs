@@ -131,11 +131,67 @@ await check('n choices, whole and streamed', async () => {
   assert.ok(new Set(texts).size > 1, `sampled choices should differ: ${JSON.stringify(texts)}`);
 });
 
+await check('n choices are one prompt sampled n ways: equal to separate requests with seed + i', async () => {
+  const p = { messages: user, max_tokens: 12, temperature: 1.0 };
+  const together = await client.chat.completions.create({ ...p, seed: 40, n: 3 });
+  for (let i = 0; i < 3; i++) {
+    const alone = await client.chat.completions.create({ ...p, seed: 40 + i });
+    assert.equal(together.choices[i].message.content, alone.choices[0].message.content, `choice ${i}`);
+  }
+});
+
+// Logprobs: the raw model's (before temperature), so greedy picks the best and each list is sorted.
+function checkContent(content, k, greedy) {
+  for (const e of content) {
+    assert.equal(typeof e.token, 'string');
+    assert.ok(e.logprob <= 0, JSON.stringify(e));
+    assert.ok(Array.isArray(e.bytes));
+    assert.equal(e.top_logprobs.length, k);
+    for (let j = 1; j < k; j++) assert.ok(e.top_logprobs[j - 1].logprob >= e.top_logprobs[j].logprob, 'sorted best first');
+    if (greedy) { assert.equal(e.top_logprobs[0].token, e.token); assert.equal(e.top_logprobs[0].logprob, e.logprob); }
+    else if (e.top_logprobs.some((t) => t.token === e.token)) assert.ok(e.logprob >= e.top_logprobs[k - 1].logprob);
+  }
+}
+
+await check('chat logprobs and top_logprobs, whole and streamed alike', async () => {
+  const p = { messages: user, max_tokens: 24, temperature: 0, logprobs: true, top_logprobs: 3 };
+  const r = await client.chat.completions.create(p);
+  const content = r.choices[0].logprobs.content;
+  assert.equal(content.length, 24);
+  checkContent(content, 3, true);
+  assert.equal(r.choices[0].message.content, cliChat.text);
+  const stream = await client.chat.completions.create({ ...p, stream: true });
+  const streamed = [];
+  for await (const c of stream) for (const ch of c.choices) if (ch.logprobs) streamed.push(...ch.logprobs.content);
+  assert.deepEqual(streamed, content);
+  const plain = await client.chat.completions.create({ messages: user, max_tokens: 4, temperature: 0 });
+  assert.equal(plain.choices[0].logprobs, null, 'none unless asked');
+  const hot = await client.chat.completions.create({ messages: user, max_tokens: 16, temperature: 1.5, seed: 3, logprobs: true, top_logprobs: 20, n: 2 });
+  for (const c of hot.choices) checkContent(c.logprobs.content, 20, false);
+  assert.equal(hot.choices[0].logprobs.content.length + hot.choices[1].logprobs.content.length, hot.usage.completion_tokens);
+});
+
+await check('completions logprobs: N alternatives per token', async () => {
+  const r = await client.completions.create({ prompt, max_tokens: 10, temperature: 0, logprobs: 2 });
+  const lp = r.choices[0].logprobs;
+  assert.equal(lp.tokens.length, 10);
+  assert.equal(lp.token_logprobs.length, 10);
+  assert.equal(lp.text_offset[0], 0);
+  for (let i = 0; i < 10; i++) {
+    const alts = Object.values(lp.top_logprobs[i]);
+    assert.ok(alts.length >= 1 && alts.length <= 2);
+    assert.equal(Math.max(...alts), lp.token_logprobs[i], 'greedy: the token is the best');
+  }
+  assert.equal(r.choices[0].text, cliRaw.text.slice(0, r.choices[0].text.length));
+});
+
 await check('errors arrive as the client library\'s error types', async () => {
   await assert.rejects(client.chat.completions.create({ messages: [{ role: 'wizard', content: 'x' }] }),
     (e) => e instanceof OpenAI.BadRequestError && e.param === 'messages[0].role');
-  await assert.rejects(client.chat.completions.create({ messages: user, logprobs: true }),
-    (e) => e instanceof OpenAI.BadRequestError && e.param === 'logprobs' && /not supported/.test(e.message));
+  await assert.rejects(client.chat.completions.create({ messages: user, top_logprobs: 2 }),
+    (e) => e instanceof OpenAI.BadRequestError && e.param === 'top_logprobs' && /logprobs: true/.test(e.message));
+  await assert.rejects(client.chat.completions.create({ messages: user, logprobs: true, top_logprobs: 21 }),
+    (e) => e instanceof OpenAI.BadRequestError && e.param === 'top_logprobs');
   await assert.rejects(client.chat.completions.create({ model: 'gpt-4o', messages: user }),
     (e) => e instanceof OpenAI.NotFoundError && e.code === 'model_not_found');
   await assert.rejects(client.chat.completions.create({ messages: user, max_tokens: 5000 }),

@@ -70,6 +70,18 @@ TEST(OpenAiRequest, CompletionPromptAsTextOrIds) {
     EXPECT_EQ(completion(R"({"prompt":"x","stop":"END","top_k":-1})").request.stop.stop_strings, (std::vector<std::string>{"END"}));
 }
 
+TEST(OpenAiRequest, LogprobsBecomeTheNumberOfAlternatives) {
+    const std::string msgs = R"("messages":[{"role":"user","content":"y"}])";
+    EXPECT_EQ(chat("{" + msgs + "}").request.sampling.logprobs, -1);
+    EXPECT_EQ(chat("{" + msgs + R"(,"logprobs":false})").request.sampling.logprobs, -1);
+    EXPECT_EQ(chat("{" + msgs + R"(,"logprobs":true})").request.sampling.logprobs, 0);
+    EXPECT_EQ(chat("{" + msgs + R"(,"logprobs":true,"top_logprobs":20})").request.sampling.logprobs, 20);
+    EXPECT_EQ(chat("{" + msgs + R"(,"logprobs":null,"top_logprobs":null})").request.sampling.logprobs, -1);
+    EXPECT_EQ(completion(R"({"prompt":"a"})").request.sampling.logprobs, -1);
+    EXPECT_EQ(completion(R"({"prompt":"a","logprobs":0})").request.sampling.logprobs, 0);
+    EXPECT_EQ(completion(R"({"prompt":"a","logprobs":5})").request.sampling.logprobs, 5);
+}
+
 TEST(OpenAiRequest, EachBadFieldIsNamed) {
     EXPECT_EQ(refused_param("{"), "<body>");
     EXPECT_EQ(refused_param("[]"), "<body>");
@@ -84,13 +96,17 @@ TEST(OpenAiRequest, EachBadFieldIsNamed) {
              {"temperature", "-0.1"}, {"temperature", "true"}, {"top_p", "1.5"}, {"top_k", "-2"}, {"min_p", "2"},
              {"presence_penalty", "3"}, {"frequency_penalty", "-3"}, {"repetition_penalty", "0"}, {"seed", "1.5"},
              {"seed", "18446744073709551616"}, {"stop", "5"}, {"stop", "[\"\"]"}, {"stream", "\"yes\""}, {"n", "0"}, {"n", "17"},
-             {"logprobs", "true"}, {"top_logprobs", "2"}, {"tools", "[{}]"}, {"logit_bias", "{\"1\":5}"},
+             {"logprobs", "1"}, {"top_logprobs", "2"}, {"top_logprobs", "-1"}, {"tools", "[{}]"}, {"logit_bias", "{\"1\":5}"},
              {"response_format", "{\"type\":\"json_object\"}"}, {"user", "1"}})
         EXPECT_EQ(refused_param("{" + ok + ",\"" + field + "\":" + value + "}"), field) << field << "=" << value;
     EXPECT_EQ(refused_param(R"({"prompt":""})", Endpoint::Completions), "prompt");
     EXPECT_EQ(refused_param(R"({"prompt":[1,-1]})", Endpoint::Completions), "prompt");
     EXPECT_EQ(refused_param(R"({"prompt":["a","b"]})", Endpoint::Completions), "prompt");
-    EXPECT_EQ(refused_param(R"({"prompt":"a","logprobs":1})", Endpoint::Completions), "logprobs");
+    EXPECT_EQ(refused_param(R"({"prompt":"a","logprobs":21})", Endpoint::Completions), "logprobs");
+    EXPECT_EQ(refused_param(R"({"prompt":"a","logprobs":true})", Endpoint::Completions), "logprobs");
+    EXPECT_EQ(refused_param(R"({"prompt":"a","logprobs":2,"top_logprobs":2})", Endpoint::Completions), "top_logprobs");
+    EXPECT_EQ(refused_param(R"({"messages":[{"role":"user","content":"y"}],"logprobs":true,"top_logprobs":21})"), "top_logprobs");
+    EXPECT_EQ(refused_param(R"({"messages":[{"role":"user","content":"y"}],"logprobs":false,"top_logprobs":0})"), "top_logprobs");
     EXPECT_EQ(refused_param(R"({"prompt":"a","echo":true})", Endpoint::Completions), "echo");
     EXPECT_EQ(refused_param(R"({"messages":[{"role":"user","content":"y"}]})", Endpoint::Completions), "messages");
 }

@@ -161,7 +161,7 @@ TEST_F(RemoteEngineTest, GreedyTextEqualsTheLocalEngines) {
     text.sampling.temperature = 0;
     text.stop.max_tokens = 48;
     Request ids = text;
-    ids.prompt_text.clear();
+    ids.prompt_text.reset();
     ids.prompt_ids = local_reply(text).end.prompt_ids;
     for (const Request& r : {greedy_chat(40), greedy_chat(400), text, ids}) {
         const auto local = local_reply(r);

@@ -75,7 +75,10 @@ check top_p_zero 400 '"param":"top_p"' "${auth[@]}" "${chat[@]}" -d '{"messages"
 check stop_type 400 '"param":"stop"' "${auth[@]}" "${chat[@]}" -d '{"messages":[{"role":"user","content":"hi"}],"stop":[1]}'
 check stop_empty 400 "empty string" "${auth[@]}" "${chat[@]}" -d '{"messages":[{"role":"user","content":"hi"}],"stop":""}'
 check n_too_many 400 '"param":"n"' "${auth[@]}" "${chat[@]}" -d '{"messages":[{"role":"user","content":"hi"}],"n":100}'
-check logprobs 400 '"param":"logprobs"' "${auth[@]}" "${chat[@]}" -d '{"messages":[{"role":"user","content":"hi"}],"logprobs":true}'
+check top_logprobs_alone 400 '"param":"top_logprobs"' "${auth[@]}" "${chat[@]}" -d '{"messages":[{"role":"user","content":"hi"}],"top_logprobs":3}'
+check top_logprobs_range 400 '"param":"top_logprobs"' "${auth[@]}" "${chat[@]}" -d '{"messages":[{"role":"user","content":"hi"}],"logprobs":true,"top_logprobs":21}'
+check logprobs_type 400 '"param":"logprobs"' "${auth[@]}" "${chat[@]}" -d '{"messages":[{"role":"user","content":"hi"}],"logprobs":1}'
+check completion_logprobs_range 400 '"param":"logprobs"' "${auth[@]}" "$BASE/v1/completions" -d '{"prompt":"hi","logprobs":50}'
 check stream_options 400 '"param":"stream_options"' "${auth[@]}" "${chat[@]}" -d '{"messages":[{"role":"user","content":"hi"}],"stream_options":{"include_usage":true}}'
 check unknown_model 404 model_not_found "${auth[@]}" "${chat[@]}" -d '{"model":"gpt-9","messages":[{"role":"user","content":"hi"}]}'
 check context 400 context_length_exceeded "${auth[@]}" "${chat[@]}" -d '{"messages":[{"role":"user","content":"hi"}],"max_tokens":100000}'
@@ -101,6 +104,50 @@ out=$(curl -s "${auth[@]}" "$BASE/v1/completions" -d '{"prompt":"Once upon a tim
 python3 -c 'import json,sys; r=json.loads(sys.argv[1]); assert r["choices"][0]["finish_reason"]=="length" and r["usage"]["completion_tokens"]==4, r' "$out" \
   || fail "a completion after malformed input: $out"
 curl -s "${auth[@]}" "$BASE/tokenize" -d '{"prompt":"Once upon a time"}' | grep -q '"count":' || fail "/tokenize"
+# Logprobs on the wire: the legacy completions shape (logprobs: N), and chat's per delta in a raw SSE stream.
+out=$(curl -s "${auth[@]}" "$BASE/v1/completions" -d '{"prompt":"Once upon a time","max_tokens":6,"temperature":0,"logprobs":3}')
+python3 -c '
+import json, sys
+r = json.loads(sys.argv[1]); c = r["choices"][0]; lp = c["logprobs"]
+assert len(lp["tokens"]) == len(lp["token_logprobs"]) == len(lp["top_logprobs"]) == len(lp["text_offset"]) == 6, lp
+joined = "".join(lp["tokens"])
+assert c["text"] in (joined, joined[1:]), (lp["tokens"], c["text"])  # [1:]: the leading-space rule
+off = 0
+for t, l, top, o in zip(lp["tokens"], lp["token_logprobs"], lp["top_logprobs"], lp["text_offset"]):
+    assert o == off and l <= 0 and len(top) == 3, (t, l, top, o)
+    assert abs(max(top.values()) - l) < 1e-6, "greedy: the token is the best alternative"
+    off += len(t.encode())
+' "$out" || fail "completions logprobs: $out"
+curl -sN "${auth[@]}" "${chat[@]}" -d '{"messages":[{"role":"user","content":"Once upon a time"}],"max_tokens":8,"temperature":0,"stream":true,"logprobs":true,"top_logprobs":2}' >"$work/lp_stream.txt"
+python3 -c '
+import json, sys
+events = [l[6:] for l in open(sys.argv[1]).read().split("\n") if l.startswith("data: ")]
+assert events[-1] == "[DONE]", events[-1]
+text, entries = "", []
+for e in events[:-1]:
+    ch = json.loads(e)["choices"][0]
+    text += ch["delta"].get("content", "")
+    if ch["logprobs"] is not None:
+        for x in ch["logprobs"]["content"]:
+            assert set(x) == {"token", "logprob", "bytes", "top_logprobs"} and len(x["top_logprobs"]) == 2, x
+            assert "\ufffd" in x["token"] or x["bytes"] == list(x["token"].encode()), x
+            entries.append(x)
+assert len(entries) == 8, len(entries)
+joined = "".join(x["token"] for x in entries)
+assert text in (joined, joined[1:]), (joined, text)
+' "$work/lp_stream.txt" || fail "chat logprobs stream: $(head -c 600 "$work/lp_stream.txt")"
+# n = 3 is one engine request: its prompt is computed and counted once, its tokens three times.
+metric() { curl -s "${auth[@]}" "$BASE/metrics" | sed -n "s/^$1{model_name=\"stories260K\"} \([0-9.e+]*\)$/\1/p"; }
+p0=$(metric folio:prompt_tokens_total); c0=$(metric folio:engine_prompt_tokens_computed_total); g0=$(metric folio:generation_tokens_total)
+out=$(curl -s "${auth[@]}" "$BASE/v1/completions" -d '{"prompt":[1,50,60,70,80,90,100],"max_tokens":4,"temperature":0,"n":3,"ignore_eos":true}')
+p1=$(metric folio:prompt_tokens_total); c1=$(metric folio:engine_prompt_tokens_computed_total); g1=$(metric folio:generation_tokens_total)
+python3 -c '
+import json, sys
+r = json.loads(sys.argv[1]); p0, c0, g0, p1, c1, g1 = map(float, sys.argv[2:])
+assert [c["index"] for c in r["choices"]] == [0, 1, 2] and len({c["text"] for c in r["choices"]}) == 1, r
+assert r["usage"]["prompt_tokens"] == 7 and r["usage"]["completion_tokens"] == 12, r["usage"]
+assert p1 - p0 == 7 and g1 - g0 == 12 and c1 - c0 == 7, (p1 - p0, g1 - g0, c1 - c0)
+' "$out" "$p0" "$c0" "$g0" "$p1" "$c1" "$g1" || fail "n = 3 counted as one prompt: $out $p0 $c0 $g0 $p1 $c1 $g1"
 curl -s "${auth[@]}" "$BASE/metrics" >"$work/metrics.txt"
 grep -q '^folio:http_errors_total{model_name="stories260K",status="400"}' "$work/metrics.txt" || fail "metrics count 400s"
 grep -q '^folio:time_to_first_token_seconds_count{model_name="stories260K"} [1-9]' "$work/metrics.txt" || fail "TTFT histogram"

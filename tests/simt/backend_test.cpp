@@ -294,6 +294,20 @@ TEST(CudaBackend, TeacherForcedParityTinyAwq) {
     EXPECT_EQ(a.linears.dense_gemv + a.linears.dense_mma, 0u);
 }
 
+// compressed-tensors W4A16 checkpoints (symmetric, and with zero points), repacked at load into the
+// AWQ layout: the device's AWQ kernels on them against the CPU. Their inputs are stories260K's cases
+// (the fixtures are stories260K with 4-bit attention linears).
+TEST(CudaBackend, TeacherForcedParityCompressedTensorsInt4) {
+    for (const char* name : {"stories260K-w4a16-ct", "stories260K-w4a16-ct-zp"}) {
+        const Fixture f{test::load_weights_only(test::fixture_path(std::string("models/") + name)),
+                        nlohmann::json::parse(test::read_file(test::fixture_path("models/stories260K/expected_greedy.json")))};
+        ASSERT_TRUE(f.model->config.quant.pack_quantized) << name;
+        const Agreement a = teacher_forced(f, 1 << 20, small_options());
+        expect_parity(a, name);
+        EXPECT_GT(a.linears.awq_gemv, 0u) << name << ": decode steps take the AWQ GEMV";
+    }
+}
+
 // Llama-3.1's shape: llama3 rope scaling, tied embeddings, a 128256-row lm_head, head_dim 8.
 TEST(CudaBackend, TeacherForcedParityTinyLlama3) {
     const Fixture f = load("tiny-llama3");
@@ -831,8 +845,9 @@ TEST(CudaBackend, StepsWithMorePenalisedIdsThanTheBufferSampleOnTheHost) {
     EXPECT_FALSE(gpu->forward_and_sample(b, rows, ids)) << "the device sampled a step whose penalty ids overflow its buffer";
     EXPECT_TRUE(ids.empty());
     Sampler engine_sampler;
-    std::vector<float> scratch;
-    sample_step(*gpu, engine_sampler, b, rows, scratch, ids);
+    std::vector<float> scratch, copies;
+    std::vector<TokenLogprobs> logprobs;
+    sample_step(*gpu, engine_sampler, b, StepSampling{rows, {}}, scratch, copies, ids, logprobs);
     EXPECT_EQ(ids, expect);
 }
 

@@ -50,6 +50,28 @@ struct AwqFixture {
     AwqWeightsView view() const { return {dq.get(), dz.get(), ds.get(), k, n, g}; }
 };
 
+// Random fp16 [n, k] weights, as the CPU reference's Linear and on the device.
+struct DenseFixture {
+    int k, n;
+    std::vector<float> values;   // rounded to fp16
+    std::vector<uint16_t> bits;  // the same as fp16 bits, for the CPU Linear
+    DeviceArray<__half> dw;
+
+    DenseFixture(int k_, int n_, uint64_t seed)
+        : k(k_), n(n_), values(test::round_to_half(test::random_floats(size_t(n_) * k_, -0.2f, 0.2f, seed))), dw(test::to_half(values)) {
+        for (float v : values) bits.push_back(f32_to_f16(v));
+    }
+    Linear linear() const {
+        Linear l;
+        l.kind = Linear::Kind::Dense;
+        l.in = k;
+        l.out = n;
+        l.dense = DenseMatrix{DType::F16, n, k, bits.data()};
+        return l;
+    }
+    DenseWeightsView view() const { return DenseWeightsView{dw.get(), k, n}; }
+};
+
 std::vector<float> cpu_linear(const Linear& l, const std::vector<float>& x, int m) {
     ThreadPool pool(1);
     std::vector<float> y(size_t(m) * l.out);
@@ -156,15 +178,8 @@ TEST(SimtGemmMma, DenseMatchesCpuLinearIncludingUnalignedK) {
     uint64_t seed = 200;
     test::for_each_schedule([&](const char*) {
         for (const auto& [k, n] : shapes) {
-            const auto wf = test::round_to_half(test::random_floats(size_t(n) * k, -0.2f, 0.2f, seed++));
-            std::vector<uint16_t> wbits(wf.size());
-            for (size_t i = 0; i < wf.size(); ++i) wbits[i] = f32_to_f16(wf[i]);
-            Linear l;
-            l.kind = Linear::Kind::Dense;
-            l.in = k;
-            l.out = n;
-            l.dense = DenseMatrix{DType::F16, n, k, wbits.data()};
-            DeviceArray<__half> dw(test::to_half(wf));
+            const DenseFixture w(k, n, seed++);
+            const Linear l = w.linear();
             for (int m : {1, 17, 65}) {
                 SCOPED_TRACE("k " + std::to_string(k) + " n " + std::to_string(n) + " m " + std::to_string(m));
                 const auto x = test::round_to_half(test::random_floats(size_t(m) * k, -1, 1, seed++));
@@ -173,7 +188,7 @@ TEST(SimtGemmMma, DenseMatchesCpuLinearIncludingUnalignedK) {
                 Workspace ws(m, n, 2);
                 for (int splits : {1, 2}) {
                     const auto y = run_product(m, n, true, [&](void* out) {
-                        gemm_mma_dense(DenseWeightsView{dw.get(), k, n}, dx.get(), m, out, true, splits, 8, ws.view, nullptr);
+                        gemm_mma_dense(w.view(), dx.get(), m, out, true, splits, 8, ws.view, nullptr);
                     });
                     EXPECT_TRUE(test::all_close(y, ref, 1e-4f, 1e-4f));
                 }
@@ -185,22 +200,15 @@ TEST(SimtGemmMma, DenseMatchesCpuLinearIncludingUnalignedK) {
 TEST(SimtDenseGemv, MatchesCpuLinearForSmallBatches) {
     uint64_t seed = 300;
     for (const auto& [k, n] : {std::pair{64, 344}, std::pair{172, 64}, std::pair{128, 1000}}) {
-        const auto wf = test::round_to_half(test::random_floats(size_t(n) * k, -0.2f, 0.2f, seed++));
-        std::vector<uint16_t> wbits(wf.size());
-        for (size_t i = 0; i < wf.size(); ++i) wbits[i] = f32_to_f16(wf[i]);
-        Linear l;
-        l.kind = Linear::Kind::Dense;
-        l.in = k;
-        l.out = n;
-        l.dense = DenseMatrix{DType::F16, n, k, wbits.data()};
-        DeviceArray<__half> dw(test::to_half(wf));
+        const DenseFixture w(k, n, seed++);
+        const Linear l = w.linear();
         for (int m : {1, 3, 8}) {
             SCOPED_TRACE("k " + std::to_string(k) + " n " + std::to_string(n) + " m " + std::to_string(m));
             const auto x = test::round_to_half(test::random_floats(size_t(m) * k, -1, 1, seed++));
             const auto ref = cpu_linear(l, x, m);
             DeviceArray<__half> dx(test::to_half(x));
             for (bool fp32 : {true, false}) {
-                const auto y = run_product(m, n, fp32, [&](void* out) { dense_gemv(DenseWeightsView{dw.get(), k, n}, dx.get(), m, out, fp32, nullptr); });
+                const auto y = run_product(m, n, fp32, [&](void* out) { dense_gemv(w.view(), dx.get(), m, out, fp32, nullptr); });
                 EXPECT_TRUE(test::all_close(y, ref, fp32 ? 1e-4f : 2e-3f, fp32 ? 1e-4f : 2e-3f));
             }
         }

@@ -12,6 +12,16 @@ Item {
     signal modelsRequested()
     signal compareRequested()
     function focusComposer() { composer.focusInput() }
+    // The message box takes the keyboard whenever a chat is opened or made, and when the Chats view
+    // comes back, so a person can type at once. Later, so that the click or key that opened the chat
+    // (a sidebar row, the New chat button) has finished taking focus itself.
+    function focusComposerLater() { Qt.callLater(() => { if (view.visible) view.focusComposer() }) }
+    onVisibleChanged: if (visible) focusComposerLater()
+    Component.onCompleted: focusComposerLater()
+    Connections {
+        target: view.app
+        function onConversationOpened() { view.focusComposerLater() }
+    }
     property bool settingsOpen: false
 
     RowLayout {

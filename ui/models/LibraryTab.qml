@@ -13,6 +13,8 @@ ScrollView {
     readonly property EngineBridge engine: app.engine
     readonly property bool loading: engine.state === EngineBridge.Loading
     property string folderProblem: ""
+    // The person asked to go and chat (loading a model never changes the view by itself).
+    signal chatRequested()
     contentWidth: availableWidth
 
     function load(spec) {
@@ -61,15 +63,11 @@ ScrollView {
                     font.pixelSize: Theme.fontLarge
                     font.weight: Font.DemiBold
                 }
-                ProgressBar {
+                LoadProgressBar {
                     objectName: "loadProgress"
                     visible: tab.loading
                     Layout.fillWidth: true
-                    value: tab.engine.loadProgress
-                    background: Rectangle { implicitHeight: 6; radius: 3; color: Theme.surfaceAlt }
-                    contentItem: Item {
-                        Rectangle { width: parent.width * tab.engine.loadProgress; height: 6; radius: 3; color: Theme.accent }
-                    }
+                    engine: tab.engine
                 }
                 Text {
                     objectName: "loadError"
@@ -90,6 +88,14 @@ ScrollView {
                           .arg(tab.engine.backendName.toUpperCase()).arg(tab.engine.device)
                     color: Theme.textMuted
                     font.pixelSize: Theme.fontBody
+                }
+                PillButton {
+                    objectName: "startChatting"
+                    visible: tab.engine.state === EngineBridge.Ready
+                    primary: true
+                    iconName: "chat"
+                    text: qsTr("Start chatting")
+                    onClicked: tab.chatRequested()
                 }
             }
         }

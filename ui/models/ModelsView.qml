@@ -10,12 +10,8 @@ Item {
     id: view
     required property AppController app
     readonly property EngineBridge engine: app.engine
-    signal modelChosen()
-
-    Connections {
-        target: view.engine
-        function onModelReady() { view.modelChosen() }
-    }
+    // The person asked to go and chat (loading a model never changes the view by itself).
+    signal chatRequested()
 
     component PageTab: TabButton {
         id: tabButton
@@ -90,7 +86,7 @@ Item {
             Layout.fillWidth: true
             Layout.fillHeight: true
             currentIndex: tabs.currentIndex
-            LibraryTab { app: view.app }
+            LibraryTab { app: view.app; onChatRequested: view.chatRequested() }
             DownloadTab { app: view.app }
         }
     }

@@ -20,10 +20,13 @@ EngineBridge::EngineBridge(QObject* parent) : ReplySource(parent) {
     connect(this, &EngineBridge::requestSubmit, worker_, &EngineWorker::submit, Q);
     connect(this, &EngineBridge::requestCancel, worker_, &EngineWorker::cancel, Q);
     connect(this, &EngineBridge::requestStatsInterval, worker_, &EngineWorker::setStatsInterval, Q);
-    connect(worker_, &EngineWorker::loadProgress, this, [this](float f) {
-        loadProgress_ = f;
-        emit loadProgressChanged();
-    }, Q);
+    connect(worker_, &EngineWorker::loadProgress, this,
+            [this](const QString& phase, qint64 done, qint64 total, const QString& unit) {
+                loadPhase_ = phase;
+                loadProgress_ = total > 0 ? double(done) / double(total) : 0.0;
+                loadDetail_ = total > 0 ? QStringLiteral("%1 / %2 %3").arg(done).arg(total).arg(unit).trimmed() : QString();
+                emit loadProgressChanged();
+            }, Q);
     connect(worker_, &EngineWorker::modelLoaded, this, &EngineBridge::onLoaded, Q);
     connect(worker_, &EngineWorker::loadFailed, this, &EngineBridge::onLoadFailed, Q);
     connect(worker_, &EngineWorker::delta, this, &ReplySource::delta, Q);
@@ -45,6 +48,8 @@ void EngineBridge::loadModel(const QString& spec, const QString& backend, const 
     loadingSpec_ = spec;
     lastError_.clear();
     loadProgress_ = 0;
+    loadPhase_ = tr("starting");
+    loadDetail_.clear();
     emit loadProgressChanged();
     emit stateChanged();
     emit requestLoad(spec, backend, quantization, kvCacheDtype);
@@ -63,6 +68,10 @@ void EngineBridge::setStatsInterval(int ms) { emit requestStatsInterval(ms); }
 void EngineBridge::onLoaded(const ModelInfo& info) {
     info_ = info;
     state_ = State::Ready;
+    loadProgress_ = 1.0;
+    loadPhase_.clear();
+    loadDetail_.clear();
+    emit loadProgressChanged();
     loadingSpec_.clear();
     emit stateChanged();
     emit modelReady(info);

@@ -20,7 +20,11 @@ public:
     enum class State { NoModel, Loading, Ready, Failed };
     Q_ENUM(State)
     Q_PROPERTY(State state READ state NOTIFY stateChanged)
+    // While loading: what the load is doing ("mapping weights"), how far through it (0..1) and the
+    // count in words ("12 / 23 layers"; empty when the phase is not counted: show it as busy).
     Q_PROPERTY(double loadProgress READ loadProgress NOTIFY loadProgressChanged)
+    Q_PROPERTY(QString loadPhase READ loadPhase NOTIFY loadProgressChanged)
+    Q_PROPERTY(QString loadDetail READ loadDetail NOTIFY loadProgressChanged)
     Q_PROPERTY(QString loadingSpec READ loadingSpec NOTIFY stateChanged)
     Q_PROPERTY(QString lastError READ lastError NOTIFY stateChanged)
     Q_PROPERTY(QString modelName READ modelName NOTIFY stateChanged)
@@ -37,6 +41,8 @@ public:
 
     State state() const { return state_; }
     double loadProgress() const { return loadProgress_; }
+    QString loadPhase() const { return loadPhase_; }
+    QString loadDetail() const { return loadDetail_; }
     QString loadingSpec() const { return loadingSpec_; }
     QString lastError() const { return lastError_; }
     QString modelName() const { return info_.name; }
@@ -77,6 +83,8 @@ private:
     EngineWorker* worker_ = nullptr;
     State state_ = State::NoModel;
     double loadProgress_ = 0;
+    QString loadPhase_;
+    QString loadDetail_;
     QString loadingSpec_;
     QString lastError_;
     ModelInfo info_;

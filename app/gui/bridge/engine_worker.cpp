@@ -1,7 +1,6 @@
 #include "app/gui/bridge/engine_worker.h"
 
 #include <QThread>
-#include <atomic>
 #include <cmath>
 #include <spdlog/spdlog.h>
 
@@ -35,22 +34,26 @@ void EngineWorker::loadModel(const QString& spec, const QString& backend, const 
     try {
         EngineOptions options;
         options.backend.kind = parse_backend_kind(backend.toStdString());
+        // The loader and then the backend report from this thread, one after the other; forward a
+        // new phase at once and a phase's count in visible steps (0.5 %) only.
+        std::string lastPhase;
+        int lastPermille = -10;
+        const LoadProgressFn forward = [this, &lastPhase, &lastPermille](const LoadProgress& p) {
+            const int pm = int(std::lround(p.fraction() * 1000));
+            if (p.phase == lastPhase && pm - lastPermille < 5 && !(p.total > 0 && p.done == p.total)) return;
+            if (p.phase != lastPhase) spdlog::debug("loading: {}", p.phase);
+            lastPhase = p.phase;
+            lastPermille = pm;
+            emit loadProgress(QString::fromUtf8(p.phase), p.done, p.total, QString::fromUtf8(p.unit));
+        };
         options.kv_cache_dtype = parse_kv_cache_dtype(kvCacheDtype.toStdString());
         LoadOptions load;
         load.quantization = quantization.toStdString();
-        // The loader reports from this thread; forward only visible steps (0.5 %).
-        std::atomic<int> lastPermille{-10};
-        load.progress = [this, &lastPermille](float f) {
-            const int pm = int(std::lround(f * 1000));
-            if (pm - lastPermille.load() >= 5 || pm >= 1000) {
-                lastPermille = pm;
-                emit loadProgress(f * 0.9f);  // the last 10 % are the engine's own setup
-            }
-        };
+        load.progress = forward;
         spdlog::info("loading model {} (backend {}, weights {}, KV cache {})", spec.toStdString(), backend.toStdString(),
                      quantization.toStdString(), kvCacheDtype.toStdString());
         std::shared_ptr<const Model> model = load_model(spec.toStdString(), load);
-        options.backend.progress = [this](float f) { emit loadProgress(0.9f + 0.1f * f); };
+        options.backend.progress = forward;
         auto engine = std::make_unique<Engine>(model, make_backend(*model, backend_options_for(options)), options);
         const quint64 generation = ++engineGeneration_;
         // Engine thread -> this thread, by queued call: the ticket map stays single-threaded.
@@ -76,7 +79,6 @@ void EngineWorker::loadModel(const QString& spec, const QString& backend, const 
         info.templateThinks = tpl && tpl->find("enable_thinking") != std::string::npos;
         spdlog::info("model {} ready: {} on {} ({} KV blocks)", model->name, model->quantization_name(),
                      st.device_name, st.kv.blocks_total);
-        emit loadProgress(1.0f);
         emit modelLoaded(info);
         statsTimer_->start();
         pollStats();

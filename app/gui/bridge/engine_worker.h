@@ -35,7 +35,8 @@ public slots:
     void shutdown();  // drops the engine; called before the thread stops
 
 signals:
-    void loadProgress(float fraction);
+    // The load's current phase ("mapping weights") and how far through it; total 0: not counted.
+    void loadProgress(const QString& phase, qint64 done, qint64 total, const QString& unit);
     void modelLoaded(const folio::app::ModelInfo& info);
     void loadFailed(const QString& spec, const QString& message);
     void delta(quint64 ticket, const QString& text, int tokens);

@@ -116,6 +116,7 @@ void AppController::setCurrentConversationId(qint64 id) {
     messages_->setConversationId(id);
     settings_->setConversationId(id);
     emit currentConversationChanged();
+    if (id > 0) emit conversationOpened(id);
 }
 
 QString AppController::currentTitle() const { return conversationList_->titleOf(currentConversationId_); }

@@ -104,6 +104,9 @@ public:
 
 signals:
     void currentConversationChanged();
+    // A chat was opened or made by the person (not merely renamed or reloaded): the chat view
+    // gives its message box the keyboard.
+    void conversationOpened(qint64 id);
     void generatingCountChanged();
     void storeNoticeChanged();
     void themeModeChanged();

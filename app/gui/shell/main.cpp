@@ -19,18 +19,20 @@
 #include "app/gui/shell/quit_on_signal.h"
 
 int main(int argc, char** argv) {
+    // The command line first: --help, --version and bad usage are answered without a display.
+    // (QStandardPaths needs the application's name before the GUI exists.)
+    QCoreApplication::setApplicationName("folio");
+    QStringList arguments;
+    for (int i = 0; i < argc; ++i) arguments << QString::fromLocal8Bit(argv[i]);
+    const folio::app::AppOptions options = folio::app::parseAppOptions(arguments);
+    if (const int rc = folio::app::answerAppOptions(options); rc >= 0) return rc;
+
     QGuiApplication app(argc, argv);
     app.setApplicationName("folio");
     app.setApplicationDisplayName("Folio");
     app.setApplicationVersion(FOLIO_VERSION);
     app.setDesktopFileName("io.github.folio.Folio");
     app.setWindowIcon(QIcon(":/folio/icons/folio.svg"));
-
-    const folio::app::AppOptions options = folio::app::parseAppOptions(app.arguments());
-    if (!options.error.isEmpty()) {
-        fprintf(stderr, "folio: %s\n", qPrintable(options.error));
-        return 2;
-    }
     if (!QDir().mkpath(options.dataDir)) {
         fprintf(stderr, "folio: cannot create the data folder %s\n", qPrintable(options.dataDir));
         return 1;

@@ -1,7 +1,8 @@
 // Prompts from chat messages: continuing the final assistant message as transformers'
 // continue_final_message does (the template's text cut right after that message, no end of turn),
 // with the llama2 and chatml built-in templates, through the engine too; and the chat-template
-// fallback warning logged once per engine (one model load), not once per request.
+// fallback warning logged once per engine (one model load), not once per request; an empty raw
+// prompt.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -164,6 +165,24 @@ TEST(ContinueFinalMessage, RequestsThatCannotBeContinuedSayWhy) {
     text.prompt_text = "Once";
     text.continue_final_message = true;
     EXPECT_NE(message_of(text).find("chat messages only"), std::string::npos) << message_of(text);
+}
+
+// Raw text may be empty: the prompt is BOS alone (transformers and llama.cpp generate from it), and
+// a tokenizer that adds no BOS leaves nothing to start from, which is said.
+TEST(RawPrompt, AnEmptyTextIsBosAlone) {
+    Request r;
+    r.prompt_text = "";
+    EXPECT_EQ(build_prompt_ids(*stories(), r), std::vector<int32_t>{1});
+    auto no_bos = std::make_shared<Model>(*with_template("chatml"));
+    no_bos->tokenizer_config.add_bos_token = false;
+    try {
+        build_prompt_ids(*no_bos, r);
+        ADD_FAILURE() << "an empty prompt without BOS was accepted";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("adds no BOS token"), std::string::npos) << e.what();
+    }
+    Request none;  // no prompt of any kind is still refused
+    EXPECT_THROW(build_prompt_ids(*stories(), none), Error);
 }
 
 EngineOptions small_pool() {

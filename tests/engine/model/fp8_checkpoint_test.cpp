@@ -146,8 +146,8 @@ TEST(Fp8Checkpoint, UnsupportedSchemesAreRefusedByName) {
     EXPECT_NE(config_error({{"quant_method", "fp8"}, {"activation_scheme", "sometimes"}}).find("activation_scheme"), std::string::npos);
     json q = fixture_config("stories260K-fp8-ct")["quantization_config"];
     json bad = q;
-    bad["format"] = "pack-quantized";
-    EXPECT_NE(config_error(bad).find("format \"pack-quantized\" is not supported"), std::string::npos) << config_error(bad);
+    bad["format"] = "int-quantized";
+    EXPECT_NE(config_error(bad).find("format \"int-quantized\" is not supported"), std::string::npos) << config_error(bad);
     bad = q;
     bad["config_groups"]["group_0"]["weights"]["type"] = "int";
     EXPECT_NE(config_error(bad).find("8-bit int"), std::string::npos) << config_error(bad);

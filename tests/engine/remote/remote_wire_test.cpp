@@ -96,6 +96,19 @@ TEST(OpenAiWire, WhatTheApiCannotCarryIsRefusedByName) {
     ids.stop.stop_token_ids = {5};
     EXPECT_THROW(to_wire(ids, "m"), Error);
     EXPECT_THROW(to_wire(Request{}, "m"), Error);  // no prompt
+    // Not carried over the wire yet: n replies and logprobs are refused, naming them.
+    for (int which = 0; which < 2; ++which) {
+        Request q;
+        q.prompt_text = "x";
+        if (which == 0) q.n = 3;
+        else q.sampling.logprobs = 2;
+        try {
+            to_wire(q, "m");
+            ADD_FAILURE() << "accepted " << (which == 0 ? "n" : "logprobs");
+        } catch (const Error& e) {
+            EXPECT_NE(std::string(e.what()).find(which == 0 ? "n replies" : "logprobs"), std::string::npos) << e.what();
+        }
+    }
 }
 
 TEST(OpenAiWire, ChunksGiveTextFinishAndUsage) {

@@ -254,3 +254,61 @@ TEST(Engine, DestroyingItWithRequestsInFlightStopsCleanly) {
 
 }  // namespace
 }  // namespace folio
+
+namespace folio {
+namespace {
+
+// n replies through the threaded Engine: consecutive ids, each with its own events, and the first id
+// cancels them all wherever the request stands (at the front door or in the core). An invalid n is
+// an Error event for each id.
+TEST(Engine, NRepliesHaveConsecutiveIdsAndTheFirstCancelsAll) {
+    test::FakeBackend* fake = nullptr;
+    auto e = make_engine(&fake);
+    Request r = req({3, 4, 5, 6, 7}, 6);
+    r.n = 3;
+    const RequestId first = e->submit(r);
+    std::map<RequestId, Stream> out;
+    collect(*e, {first, first + 1, first + 2}, out);
+    for (RequestId id = first; id < first + 3; ++id) {
+        EXPECT_EQ(out[id].ids, alone({3, 4, 5, 6, 7}, 6)) << id;
+        EXPECT_EQ(out[id].end.reason, FinishReason::Length) << id;
+    }
+    EXPECT_EQ(e->submit(req({3}, 1)), first + 3) << "the replies' ids are taken";
+
+    Request slow = req({3, 4, 5}, 10000);
+    slow.stop.ignore_eos = true;
+    slow.n = 4;
+    std::set<RequestId> ids;
+    fake->before_forward = [] { std::this_thread::sleep_for(std::chrono::milliseconds(2)); };  // 250 steps: 0.5 s at least
+    for (int k = 0; k < 2; ++k) {  // cancelled at once (front door), then once its replies are running
+        const RequestId id = e->submit(slow);
+        std::map<RequestId, Stream> got;
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+        while (k == 1 && got[id + 3].ids.empty() && got[id + 3].ends == 0 && std::chrono::steady_clock::now() < deadline)
+            for (Event& ev : e->wait_events(std::chrono::milliseconds(50))) {
+                if (ev.kind == Event::Kind::Token) got[ev.id].ids.push_back(ev.token);
+                else ++got[ev.id].ends;
+            }
+        e->cancel(id);
+        collect(*e, {id, id + 1, id + 2, id + 3}, got);
+        for (RequestId i = id; i < id + 4; ++i) {
+            EXPECT_EQ(got[i].ends, 1) << i;
+            EXPECT_EQ(got[i].end.reason, FinishReason::Cancelled) << i;
+        }
+    }
+    Request bad = req({3}, 2);
+    bad.n = 0;
+    const RequestId b = e->submit(bad);
+    std::map<RequestId, Stream> got;
+    collect(*e, {b}, got);
+    EXPECT_EQ(got[b].end.kind, Event::Kind::Error);
+    EXPECT_NE(got[b].end.message.find("n (replies)"), std::string::npos) << got[b].end.message;
+    bad.n = 100;  // out of range: one id, one Error event
+    const RequestId b2 = e->submit(bad);
+    collect(*e, {b2}, got);
+    EXPECT_EQ(got[b2].end.kind, Event::Kind::Error);
+    EXPECT_EQ(e->submit(req({3}, 1)), b2 + 1);
+}
+
+}  // namespace
+}  // namespace folio

@@ -2,6 +2,7 @@
 // known, and on many random id sequences rich in byte pieces, control tokens and leading spaces.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 
 #include "engine/tokenizer/byte_tokenizer.h"
@@ -29,6 +30,24 @@ TEST(StreamingDetokenizer, HoldsASplitCharacterUntilItIsComplete) {
     std::vector<int> emoji = {byte_id(tok, 0xF0), byte_id(tok, 0x9F), byte_id(tok, 0x98), byte_id(tok, 0x80), 15043};
     EXPECT_EQ(stream_pieces(tok, emoji), (Parts{"", "", "", "\xF0\x9F\x98\x80", " Hello", ""}));
     EXPECT_EQ(tok.decode(emoji), "\xF0\x9F\x98\x80 Hello");
+}
+
+// A model whose UNKNOWN piece is not the piece trainer_spec.unk_piece ("<unk>") names: the library's
+// unk_id() is -1 then, yet its decode prints the unknown surface " ⁇ " for that piece, so the stream
+// must too. Found by the sentencepiece_model fuzz target (its seed regression-unknown-piece-type).
+TEST(StreamingDetokenizer, UnknownPieceThatTrainerSpecDoesNotName) {
+    // ModelProto.pieces (field 1): piece (1), score (2, float 0), type (3: 1 normal, 2 unknown).
+    auto piece = [](const std::string& text, char type) {
+        const std::string m = "\x0a" + std::string(1, char(text.size())) + text + std::string("\x15\0\0\0\0", 5) + "\x18" + type;
+        return "\x0a" + std::string(1, char(m.size())) + m;
+    };
+    const std::string model = piece("<u~k>", 2) + piece("<unk>", 1) + piece("a", 1) + piece("\xE2\x96\x81", 1);
+    const auto tok = SentencePieceTokenizer::load_serialized(model, "unk-test/tokenizer.model");
+    EXPECT_EQ(tok->token_kind(0), TokenKind::Unknown);
+    const std::vector<int> ids = tok->encode("a?a");
+    ASSERT_NE(std::find(ids.begin(), ids.end(), 0), ids.end()) << "'?' should be the unknown piece";
+    EXPECT_EQ(tok->token_bytes(0), " \xE2\x81\x87 ");
+    EXPECT_EQ(stream_all(*tok, ids), tok->decode(ids));
 }
 
 TEST(StreamingDetokenizer, ReplacementCharactersWhereTheBatchDecodePutsThem) {

@@ -183,6 +183,11 @@ TEST(TokenizerLoading, CorruptModelNamesTheFile) {
              for (int i = 0; i < 5000; ++i) s.push_back(char((x = x * 1103515245u + 12345u) >> 24));
              return s;
          }()},
+        // Found by the sentencepiece_model fuzz target: the library aborts the process on a piece
+        // whose text starts with a NUL byte (an empty key of its trie); ours refuses it first.
+        {"piece with a NUL byte", std::string("\x0a\x09\x0a\x05<unk>\x18\x02" "\x0a\x04\x0a\x02\x00\x31", 17) +
+                                      std::string("\x0a\x05\x0a\x03" "abc")},
+        {"empty piece", std::string("\x0a\x09\x0a\x05<unk>\x18\x02", 11) + std::string("\x0a\x02\x18\x01", 4)},
     };
     for (const auto& [name, bytes] : cases) {
         SCOPED_TRACE(name);

@@ -91,6 +91,15 @@ TEST(TokenizerJsonErrors, ComponentFields) {
                  {"post_processor.single[0]", "\"<s>\" is not in special_tokens"});
     expect_error(error_of(file_with(R"("post_processor": {"type": "TemplateProcessing", "single": [], "special_tokens": {}})")),
                  {"post_processor.single", "$A exactly once"});
+    // Found by the tokenizer_json_load fuzz target: a template whose special token's id is no token
+    // made encode_with_special_tokens return an id outside the vocabulary.
+    expect_error(error_of(file_with(R"("post_processor": {"type": "TemplateProcessing", "single": [{"SpecialToken": {"id": "<s>"}}, {"Sequence": {"id": "A"}}], "special_tokens": {"<s>": {"id": "<s>", "ids": [266], "tokens": ["<s>"]}}})")),
+                 {"/m/tokenizer.json", "post_processor", "adds token id 266", "neither in the model's vocabulary nor an added token"});
+    expect_error(error_of(file_with(R"("post_processor": {"type": "RobertaProcessing", "cls": ["<s>", 3], "sep": ["</s>", 1]})")),
+                 {"post_processor", "adds token id 3"});
+    // An added token's id is a token, even above the model's vocabulary.
+    EXPECT_EQ(error_of(file_with(R"("added_tokens": [{"id": 7, "content": "<s>", "special": true}], "post_processor": {"type": "TemplateProcessing", "single": [{"SpecialToken": {"id": "<s>"}}, {"Sequence": {"id": "A"}}], "special_tokens": {"<s>": {"id": "<s>", "ids": [7], "tokens": ["<s>"]}}})")),
+              "(no error)");
 }
 
 TEST(TokenizerJsonErrors, AddedTokensAndConfig) {

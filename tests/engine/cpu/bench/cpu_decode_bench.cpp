@@ -5,11 +5,15 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "app/cli/cli_args.h"
+#include "app/cli/command_line.h"
 #include "engine/backends/backend_factory.h"
 #include "engine/core/thread_pool.h"
 #include "engine/model/dummy_model.h"
@@ -43,25 +47,43 @@ double read_bandwidth(folio::ThreadPool& pool) {
 
 struct Stream { std::vector<int32_t> blocks; int len = 0; };
 
-}  // namespace
+const char* kUsage =
+    "usage: cpu_decode_bench [MODEL] [--steps N] [--prefill N] [--streams 1,4,16] [--threads N] [--exact]\n"
+    "\n"
+    "The CPU backend alone: weight bytes per token, decode tokens/s at each stream count, prefill\n"
+    "tokens/s, and the read bandwidth of this machine in the same run. MODEL: a folder or dummy:NAME\n"
+    "(default dummy:llama-0.8b-awq).\n"
+    "\n"
+    "  --steps N       decode steps per stream count (default 16)\n"
+    "  --prefill N     prompt tokens of the prefill measurement (default 512)\n"
+    "  --streams LIST  stream counts, comma-separated (default 1,4,16)\n"
+    "  --threads N     CPU threads (default: all)\n"
+    "  --exact         the exact three-part mode instead of plain int8 activations (the default)\n";
 
-int main(int argc, char** argv) {
-    std::string spec = "dummy:llama-0.8b-awq";
-    int steps = 16, prefill = 512;
-    std::vector<int> stream_counts = {1, 4, 16};
+int positive(const folio::cli::Args& args, const char* name, int fallback) {
+    const int v = args.get_int(name, fallback);
+    if (v < 1) throw folio::cli::UsageError(std::string("--") + name + " must be positive");
+    return v;
+}
+
+int run(int argc, char** argv) {
+    const folio::cli::Args args(argc, argv, 1, {"steps", "prefill", "threads", "streams"}, {"exact"});
+    if (args.positional().size() > 1) throw folio::cli::UsageError("one MODEL at most, got '" + args.positional()[1] + "' too");
+    const std::string spec = args.positional().empty() ? "dummy:llama-0.8b-awq" : args.positional()[0];
+    const int steps = positive(args, "steps", 16), prefill = positive(args, "prefill", 512);
+    std::vector<int> stream_counts;
+    std::stringstream list(args.get_or("streams", "1,4,16"));
+    for (std::string item; std::getline(list, item, ',');) {
+        char* end = nullptr;
+        const long v = std::strtol(item.c_str(), &end, 10);
+        if (item.empty() || *end || v < 1 || v > 4096) throw folio::cli::UsageError("--streams needs positive counts separated by commas");
+        stream_counts.push_back(int(v));
+    }
+    if (stream_counts.empty()) throw folio::cli::UsageError("--streams is empty");
     folio::BackendOptions bo;
     bo.kind = folio::BackendKind::Cpu;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "--steps" && i + 1 < argc) steps = std::atoi(argv[++i]);
-        else if (a == "--prefill" && i + 1 < argc) prefill = std::atoi(argv[++i]);
-        else if (a == "--threads" && i + 1 < argc) bo.num_threads = std::atoi(argv[++i]);
-        else if (a == "--exact") bo.cpu_activations = folio::CpuActivations::Exact;
-        else if (a == "--streams" && i + 1 < argc) {
-            stream_counts.clear();
-            for (const char* p = argv[++i]; *p;) { stream_counts.push_back(std::atoi(p)); while (*p && *p != ',') ++p; if (*p) ++p; }
-        } else spec = a;
-    }
+    bo.num_threads = args.get_int("threads", 0);
+    if (args.has("exact")) bo.cpu_activations = folio::CpuActivations::Exact;
     auto model = folio::load_model(spec);
     auto backend = folio::make_backend(*model, bo);
     const auto& c = model->config;
@@ -141,4 +163,11 @@ int main(int argc, char** argv) {
         std::printf("prefill_tokens %d tok_per_s %.1f\n", prefill, prefill / best);
     }
     return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    folio::cli::log_to_stderr();
+    return folio::cli::run_program("cpu_decode_bench", kUsage, [&] { return run(argc, argv); });
 }

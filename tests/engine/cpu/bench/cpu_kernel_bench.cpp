@@ -19,6 +19,8 @@
 #include <time.h>
 
 #include "app/bench/memory_bandwidth.h"
+#include "app/cli/cli_args.h"
+#include "app/cli/command_line.h"
 #include "engine/core/thread_pool.h"
 #include "engine/cpu/cpu_linear.h"
 #include "engine/cpu/kernels.h"
@@ -51,21 +53,28 @@ uint64_t linear_products(const folio::Linear& l, int parts) {
     return uint64_t(parts) * 2 * uint64_t(l.in / 8) * uint64_t((l.out + 15) / 16);
 }
 
-}  // namespace
+const char* kUsage =
+    "usage: cpu_kernel_bench [MODEL] [--m 1] [--reps 5] [--threads N] [--exact] [--ab]\n"
+    "\n"
+    "Every linear of MODEL (default dummy:llama-0.8b-awq) for m rows, grouped as a decode step groups\n"
+    "them, timed against this machine's read bandwidth and compute roofs (VPDPBUSD, VDPBF16PS,\n"
+    "VFMADD231PS) in the same run.\n"
+    "\n"
+    "  --m N        rows (tokens) per matmul (default 1)\n"
+    "  --reps N     repetitions, median reported (default 5)\n"
+    "  --threads N  CPU threads (default: all)\n"
+    "  --exact      the exact three-part mode instead of plain int8 activations (the default)\n"
+    "  --ab         each group alternately in the exact and the int8 mode, N pairs in one process: medians\n"
+    "               of the times and of the per-pair ratios (old dense path against new)\n";
 
-int main(int argc, char** argv) {
-    std::string spec = "dummy:llama-0.8b-awq";
-    int m = 1, reps = 5, threads = 0, parts = 1;
-    bool ab = false;
-    for (int i = 1; i < argc; ++i) {
-        const std::string a = argv[i];
-        if (a == "--m" && i + 1 < argc) m = std::atoi(argv[++i]);
-        else if (a == "--reps" && i + 1 < argc) reps = std::atoi(argv[++i]);
-        else if (a == "--threads" && i + 1 < argc) threads = std::atoi(argv[++i]);
-        else if (a == "--exact") parts = 3;
-        else if (a == "--ab") ab = true;
-        else spec = a;
-    }
+int run(int argc, char** argv) {
+    const folio::cli::Args args(argc, argv, 1, {"m", "reps", "threads"}, {"exact", "ab"});
+    if (args.positional().size() > 1) throw folio::cli::UsageError("one MODEL at most, got '" + args.positional()[1] + "' too");
+    const std::string spec = args.positional().empty() ? "dummy:llama-0.8b-awq" : args.positional()[0];
+    const int m = args.get_int("m", 1), reps = args.get_int("reps", 5), threads = args.get_int("threads", 0);
+    const int parts = args.has("exact") ? 3 : 1;
+    const bool ab = args.has("ab");
+    if (m < 1 || reps < 1 || threads < 0) throw folio::cli::UsageError("--m and --reps must be positive, --threads at least 0");
     auto model = folio::load_model(spec);
     folio::ThreadPool pool(threads);
     const auto& c = model->config;
@@ -216,4 +225,10 @@ int main(int argc, char** argv) {
         std::fclose(f);
     }
     return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    return folio::cli::run_program("cpu_kernel_bench", kUsage, [&] { return run(argc, argv); });
 }

@@ -1,8 +1,6 @@
-// libFuzzer entry point for longer fuzzing by hand (built with clang, not part of ctest):
-//   CXX=clang++ cmake -S . -B build-fuzz -G Ninja -DFOLIO_SANITIZE=ON -DFOLIO_BUILD_APP=OFF -DFOLIO_CUDA=OFF
-//   ninja -C build-fuzz chat_template_fuzzer && build-fuzz/tests/engine/chat/chat_template_fuzzer -max_len=4096
-// The input is a template; its first byte picks one of a few conversations to render it with. Any
-// exception other than folio::Error, any crash or sanitizer report is a bug.
+// Chat templates (engine/chat): parse and render hostile template source. The first byte picks one
+// of a few conversations to render with. Any exception other than folio::Error, any crash, sanitizer
+// report or unbounded allocation is a bug.
 #include <cstddef>
 #include <cstdint>
 #include <string>

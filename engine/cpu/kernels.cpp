@@ -18,6 +18,7 @@ namespace generic { extern const KernelTable table; }
 namespace avx2 { extern const KernelTable table; }
 namespace avx512 { extern const KernelTable table; }
 namespace amx { extern const KernelTable table; }
+namespace avx512fp16 { extern const DenseF16Table table; }
 
 namespace {
 
@@ -80,6 +81,21 @@ const KernelTable* kernels_for(const char* isa) {
 
 const KernelTable& kernels() {
     static const KernelTable& chosen = choose_kernels(std::getenv("FOLIO_CPU_ISA"));
+    return chosen;
+}
+
+const DenseF16Table* dense_f16_kernels_for(const KernelTable& base) {
+#if defined(__x86_64__)
+    __builtin_cpu_init();
+    if ((&base == &avx512::table || &base == &amx::table) && __builtin_cpu_supports("avx512fp16")) return &avx512fp16::table;
+#else
+    (void)base;
+#endif
+    return nullptr;
+}
+
+const DenseF16Table* dense_f16_kernels() {
+    static const DenseF16Table* chosen = dense_f16_kernels_for(kernels());
     return chosen;
 }
 

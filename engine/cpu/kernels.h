@@ -84,11 +84,36 @@ const KernelTable* kernels_for(const char* isa);
 // What kernels() does with a value of FOLIO_CPU_ISA (nullptr: unset), uncached, for tests.
 const KernelTable& choose_kernels(const char* requested);
 
+// The fast mode's dense kernel for fp16 weights (int8 mode; the exact mode never uses it): fp16
+// products on AVX512-FP16, each lane summing `steps` of them in fp16 before it is folded into fp32
+// (kernels_avx512fp16.cpp says why not bf16). Not bit-identical to dense_rows: the activations are rounded
+// to fp16 and each fp16 partial sum rounds too; for a row of inputs the error is at most about
+// (steps + 2) * 2^-11 * sum |w x| (tests/engine/cpu/dense_f16_kernel_test.cpp), typically far less.
+// Each element depends only on its row and token, so results are the same bits for any m or rows.
+struct DenseF16Table {
+    const char* isa;  // "avx512fp16"
+    int steps;        // 32-input steps summed in fp16 per fold
+    // The largest |w| of n fp16 weights, as bits with the sign cleared (>= 0x7C00: infinity or NaN).
+    uint16_t (*absmax_bits)(const uint16_t* w, size_t n);
+    // x rows [t_begin, t_end) of [., in] to fp16 in xh [., ldx] (ldx >= in rounded up to 32, zero-padded),
+    // each scaled by a power of two chosen from w_absmax (the largest |w| of every matrix it will meet)
+    // so that no fp16 product or partial sum overflows; unscale[t] undoes it.
+    void (*acts_to_f16)(const float* x, int t_begin, int t_end, int in, float w_absmax, uint16_t* xh, int ldx, float* unscale);
+    // y[t, o] for o in [row_begin, row_end), t < m; W dense F16 [out, in]; xh from acts_to_f16.
+    void (*dense_rows)(const DenseMatrix& w, int row_begin, int row_end, const uint16_t* xh, int ldx, const float* unscale, int m,
+                       float* y);
+};
+// The table when this CPU has AVX512-FP16 and the chosen kernels are AVX-512's (not when
+// FOLIO_CPU_ISA forces avx2 or generic); else nullptr, and dense F16 weights run on dense_rows.
+const DenseF16Table* dense_f16_kernels();
+// The same for a given kernel table (for tests): nullptr unless `base` is avx512/amx and the CPU has it.
+const DenseF16Table* dense_f16_kernels_for(const KernelTable& base);
+
 // Per-thread scratch for kernels, 64-byte aligned, at least `bytes` long, kept between calls (so a
 // step allocates nothing once warm). Each slot is a separate buffer; contents are undefined on
 // return. Lives in a baseline translation unit so that instruction-set builds instantiate no
 // shared template code (std::vector and friends) of their own.
-enum class ScratchSlot { DenseRows, DenseAcc, AmxWeights, AmxAcc, Fp8Rows, Fp8Out, Count };
+enum class ScratchSlot { DenseRows, DenseAcc, AmxWeights, AmxAcc, Fp8Rows, Fp8Out, F16Acts, F16Unscale, Count };
 void* kernel_scratch(ScratchSlot slot, size_t bytes);
 
 }  // namespace folio::cpu

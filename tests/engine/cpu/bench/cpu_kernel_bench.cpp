@@ -4,13 +4,19 @@
 // apart from the rest of a step.
 // It also measures this machine's compute roofs (VPDPBUSD, VDPBF16PS, VFMADD231PS per second) and
 // sets each group against the one its kernel runs on.
-//   cpu_kernel_bench [MODEL=dummy:llama-0.8b-awq] [--m 1] [--reps 5] [--threads N] [--exact]
+//   cpu_kernel_bench [MODEL=dummy:llama-0.8b-awq] [--m 1] [--reps 5] [--threads N] [--exact] [--ab]
+// --ab: each group alternately in the exact mode (3 parts; dense weights on the fp32 kernel) and the int8
+// mode (1 part; dense fp16 weights on the fp16 kernel where the CPU has it), `reps` pairs in one process,
+// printing the median time of each and the median of the per-pair ratios: old path against new on a
+// noisy machine.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
+
+#include <time.h>
 
 #include "app/bench/memory_bandwidth.h"
 #include "app/cli/cli_args.h"
@@ -26,6 +32,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// CPU time of the whole process (both pool threads): less disturbed than wall time when other jobs
+// take the cores away for a while.
+double cpu_seconds() {
+    timespec ts{};
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+    return double(ts.tv_sec) + double(ts.tv_nsec) * 1e-9;
+}
+
 uint64_t linear_bytes(const folio::Linear& l) {
     if (l.kind == folio::Linear::Kind::Dense) return uint64_t(l.in) * uint64_t(l.out) * folio::dtype_size(l.dense.dtype);
     // qweight + qzeros + scales, as the model counts them
@@ -40,7 +54,7 @@ uint64_t linear_products(const folio::Linear& l, int parts) {
 }
 
 const char* kUsage =
-    "usage: cpu_kernel_bench [MODEL] [--m 1] [--reps 5] [--threads N] [--exact]\n"
+    "usage: cpu_kernel_bench [MODEL] [--m 1] [--reps 5] [--threads N] [--exact] [--ab]\n"
     "\n"
     "Every linear of MODEL (default dummy:llama-0.8b-awq) for m rows, grouped as a decode step groups\n"
     "them, timed against this machine's read bandwidth and compute roofs (VPDPBUSD, VDPBF16PS,\n"
@@ -49,14 +63,17 @@ const char* kUsage =
     "  --m N        rows (tokens) per matmul (default 1)\n"
     "  --reps N     repetitions, median reported (default 5)\n"
     "  --threads N  CPU threads (default: all)\n"
-    "  --exact      the exact three-part mode instead of plain int8 activations (the default)\n";
+    "  --exact      the exact three-part mode instead of plain int8 activations (the default)\n"
+    "  --ab         each group alternately in the exact and the int8 mode, N pairs in one process: medians\n"
+    "               of the times and of the per-pair ratios (old dense path against new)\n";
 
 int run(int argc, char** argv) {
-    const folio::cli::Args args(argc, argv, 1, {"m", "reps", "threads"}, {"exact"});
+    const folio::cli::Args args(argc, argv, 1, {"m", "reps", "threads"}, {"exact", "ab"});
     if (args.positional().size() > 1) throw folio::cli::UsageError("one MODEL at most, got '" + args.positional()[1] + "' too");
     const std::string spec = args.positional().empty() ? "dummy:llama-0.8b-awq" : args.positional()[0];
     const int m = args.get_int("m", 1), reps = args.get_int("reps", 5), threads = args.get_int("threads", 0);
     const int parts = args.has("exact") ? 3 : 1;
+    const bool ab = args.has("ab");
     if (m < 1 || reps < 1 || threads < 0) throw folio::cli::UsageError("--m and --reps must be positive, --threads at least 0");
     auto model = folio::load_model(spec);
     folio::ThreadPool pool(threads);
@@ -91,7 +108,7 @@ int run(int argc, char** argv) {
     for (size_t i = 0; i < x.size(); ++i) x[i] = float((i * 7919) % 201) / 100.0f - 1.0f;
     folio::cpu::QuantizedActs acts;
     const size_t per_layer[] = {3, 1, 2, 1, 1};
-    auto run_group = [&](Group& g, size_t gi) {
+    auto run_group_parts = [&](Group& g, size_t gi, int parts) {
         const size_t n = per_layer[gi];
         for (size_t i = 0; i < g.w.size(); i += n) {
             if (n == 3)
@@ -103,16 +120,53 @@ int run(int argc, char** argv) {
                 folio::cpu::run_linears({{&g.w[i], g.y[i].data()}}, x.data(), m, parts, acts, pool);
         }
     };
+    auto run_group = [&](Group& g, size_t gi) { run_group_parts(g, gi, parts); };
+    const auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v.empty() ? 0.0 : v[v.size() / 2];
+    };
+    if (ab) {
+        for (auto& g : groups) run_group(g, size_t(&g - groups.data()));  // warm-up: first touches
+        std::printf("%s on %d threads, m = %d: exact (3 parts) vs int8 (1 part), %d alternating pairs; fp16 kernel: %s\n", spec.c_str(),
+                    pool.size(), m, reps, folio::cpu::dense_f16_kernels() ? folio::cpu::dense_f16_kernels()->isa : "none");
+        std::printf("  %-8s %14s %14s %24s %24s\n", "group", "exact ms (med)", "int8 ms (med)", "exact/int8 wall (range)",
+                    "exact/int8 CPU time");
+        std::vector<double> te_all(static_cast<size_t>(reps), 0.0), ti_all(static_cast<size_t>(reps), 0.0);
+        for (size_t gi = 0; gi < groups.size(); ++gi) {
+            std::vector<double> te, ti, ratio, cratio;
+            for (int r = 0; r < reps; ++r) {
+                double t[2], c[2];
+                for (int k = 0; k < 2; ++k) {
+                    const int p = (r % 2 == 0) == (k == 0) ? 3 : 1;  // alternate which goes first
+                    const double c0 = cpu_seconds();
+                    const auto t0 = Clock::now();
+                    run_group_parts(groups[gi], gi, p);
+                    t[p == 3 ? 0 : 1] = std::chrono::duration<double>(Clock::now() - t0).count();
+                    c[p == 3 ? 0 : 1] = cpu_seconds() - c0;
+                }
+                te.push_back(t[0]);
+                ti.push_back(t[1]);
+                ratio.push_back(t[0] / t[1]);
+                cratio.push_back(c[0] / c[1]);
+                te_all[size_t(r)] += t[0];
+                ti_all[size_t(r)] += t[1];
+            }
+            std::printf("  %-8s %14.1f %14.1f %10.2fx (%.2f-%.2f) %10.2fx (%.2f-%.2f)\n", groups[gi].name, median(te) * 1e3, median(ti) * 1e3,
+                        median(ratio), *std::min_element(ratio.begin(), ratio.end()), *std::max_element(ratio.begin(), ratio.end()),
+                        median(cratio), *std::min_element(cratio.begin(), cratio.end()), *std::max_element(cratio.begin(), cratio.end()));
+        }
+        std::vector<double> ratio;
+        for (int r = 0; r < reps; ++r) ratio.push_back(te_all[size_t(r)] / ti_all[size_t(r)]);
+        std::printf("  %-8s %14.1f %14.1f %10.2fx (%.2f-%.2f)\n", "all", median(te_all) * 1e3, median(ti_all) * 1e3, median(ratio),
+                    *std::min_element(ratio.begin(), ratio.end()), *std::max_element(ratio.begin(), ratio.end()));
+        return 0;
+    }
     // Each timing is paired with a bandwidth measurement right before it; the figures are medians
     // of those ratios, which hold while the machine's speed drifts (other jobs, frequency).
     folio::bench::MemoryBandwidth bw(size_t(1) << 30, pool);
     for (auto& g : groups) run_group(g, size_t(&g - groups.data()));  // warm-up: first touches
     std::vector<double> read;
     std::vector<std::vector<double>> frac(groups.size() + 1), secs(groups.size() + 1);
-    const auto median = [](std::vector<double> v) {
-        std::sort(v.begin(), v.end());
-        return v.empty() ? 0.0 : v[v.size() / 2];
-    };
     for (int r = 0; r < reps; ++r) {
         double total = 0;
         uint64_t all = 0;

@@ -20,8 +20,22 @@ void RequestStream::push(Event e) {
     cv_.notify_one();
 }
 
-EventRouter::EventRouter(Engine& engine, ServerMetrics& metrics) : engine_(engine), metrics_(metrics) {
+EventRouter::EventRouter(Engine& engine, std::function<void(const Event&)> others) : engine_(engine), others_(std::move(others)) {
     engine_.set_event_callback([this](const Event& e) { on_event(e); });
+}
+
+void EventRouter::set_metrics(ServerMetrics* metrics) {
+    std::lock_guard lock(mutex_);
+    metrics_ = metrics;
+}
+
+void EventRouter::cancel_all() {
+    std::vector<RequestId> ids;
+    {
+        std::lock_guard lock(mutex_);
+        for (const auto& [id, route] : routes_) ids.push_back(id);
+    }
+    for (RequestId id : ids) engine_.cancel(id);
 }
 
 std::shared_ptr<RequestStream> EventRouter::submit(Request request, int n) {
@@ -48,25 +62,33 @@ void EventRouter::on_event(const Event& e) {
     {
         std::lock_guard lock(mutex_);
         auto it = routes_.find(e.id);
-        if (it == routes_.end()) return;
-        Route& r = it->second;
-        stream = r.stream;
-        if (e.kind == Event::Kind::Token) {
-            if (r.tokens++ == 0)
-                metrics_.observe_first_token(std::chrono::duration<double>(now - r.submitted).count());
-            else
-                metrics_.observe_inter_token(std::chrono::duration<double>(now - r.last_token).count());
-            r.last_token = now;
-        } else {
-            // The n replies share one prefill: their prompt is counted once, with the first.
-            const bool first = e.id == stream->ids().front();
-            metrics_.observe_finished(e.kind == Event::Kind::Error ? FinishReason::Error : e.reason,
-                                      std::chrono::duration<double>(now - r.submitted).count(), first ? e.timings.prompt_tokens : 0,
-                                      r.tokens);
-            routes_.erase(it);
+        if (it != routes_.end()) {
+            Route& r = it->second;
+            stream = r.stream;
+            if (e.kind == Event::Kind::Token) {
+                if (metrics_) {
+                    if (r.tokens == 0)
+                        metrics_->observe_first_token(std::chrono::duration<double>(now - r.submitted).count());
+                    else
+                        metrics_->observe_inter_token(std::chrono::duration<double>(now - r.last_token).count());
+                }
+                ++r.tokens;
+                r.last_token = now;
+            } else {
+                // The n replies share one prefill: their prompt is counted once, with the first.
+                const bool first = e.id == stream->ids().front();
+                if (metrics_)
+                    metrics_->observe_finished(e.kind == Event::Kind::Error ? FinishReason::Error : e.reason,
+                                               std::chrono::duration<double>(now - r.submitted).count(),
+                                               first ? e.timings.prompt_tokens : 0, r.tokens);
+                routes_.erase(it);
+            }
         }
     }
-    stream->push(e);
+    if (stream)
+        stream->push(e);
+    else if (others_)
+        others_(e);  // outside the lock: the receiver may take locks of its own
 }
 
 }  // namespace folio::server

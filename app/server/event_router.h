@@ -2,9 +2,18 @@
 // The threaded Engine delivers every request's events on its one output thread; each HTTP handler
 // waits for its own request's. The router hands each event to the request's stream and records the
 // latency metrics there (close to the engine, not skewed by a slow client).
+//
+// The router is the engine's one event callback. An engine may also run requests the router did not
+// submit (the desktop app lends its engine to the server: GUI chats and API requests share one
+// batch): their events go to `others`. Routing by id in the one callback, rather than letting each
+// front end register per-request sinks in the engine, keeps the engine's API as it is and the
+// decision race-free: an API request's route is registered under the router's lock while it is
+// submitted, so the output thread can never see one of its events before its route; every id the
+// router does not know is someone else's.
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -35,9 +44,13 @@ private:
 
 class EventRouter {
 public:
-    // Becomes `engine`'s event callback (set before anything is submitted). Both must outlive the
-    // router's use; the engine must be destroyed (its threads stopped) before the router.
-    EventRouter(Engine& engine, ServerMetrics& metrics);
+    // Becomes `engine`'s event callback (set before anything is submitted). `others` receives the
+    // events of requests not submitted here (on the engine's output thread; none: dropped). The
+    // engine must be destroyed (its threads stopped) before the router.
+    explicit EventRouter(Engine& engine, std::function<void(const Event&)> others = {});
+    // Where the latency metrics go (null: nowhere, while no server uses the router). Must outlive
+    // its use here: set it back to null before destroying it.
+    void set_metrics(ServerMetrics* metrics);
 
     // Submits `request` as one engine request with n replies (Request::n: the prompt prefilled once,
     // its KV blocks shared, choice i sampled with the request's seed plus i, or one the engine picks)
@@ -48,6 +61,9 @@ public:
     void cancel(const RequestStream& stream) {
         if (!stream.ids().empty()) engine_.cancel(stream.ids().front());  // the first id cancels every reply
     }
+    // Ends every request submitted here (the server stops serving this engine): each stream gets its
+    // Finished(Cancelled) within a step.
+    void cancel_all();
     // Requests whose last event has not come yet.
     size_t in_flight() const;
 
@@ -55,7 +71,8 @@ private:
     void on_event(const Event& e);
 
     Engine& engine_;
-    ServerMetrics& metrics_;
+    std::function<void(const Event&)> others_;
+    ServerMetrics* metrics_ = nullptr;  // under mutex_
     mutable std::mutex mutex_;
     struct Route {
         std::shared_ptr<RequestStream> stream;

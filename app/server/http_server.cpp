@@ -3,7 +3,9 @@
 #include <httplib.h>
 #include <spdlog/spdlog.h>
 
+#include <chrono>
 #include <ctime>
+#include <thread>
 
 #include "app/server/completion_route.h"
 #include "app/server/openai_response.h"
@@ -42,8 +44,7 @@ HttpServer::HttpServer(ServerOptions options) : options_(std::move(options)), ht
 
 HttpServer::~HttpServer() {
     stop();
-    std::lock_guard lock(mutex_);
-    loaded_.reset();
+    detach();
 }
 
 int HttpServer::bind() {
@@ -56,6 +57,8 @@ int HttpServer::bind() {
 
 bool HttpServer::listen() { return http_->listen_after_bind(); }
 
+bool HttpServer::is_running() const { return http_->is_running(); }
+
 void HttpServer::stop() {
     if (http_->is_running()) http_->stop();
 }
@@ -64,6 +67,33 @@ void HttpServer::set_loaded(std::shared_ptr<const Model> model, std::unique_ptr<
     auto loaded = std::make_shared<LoadedModel>(std::move(model), std::move(engine), metrics_);
     std::lock_guard lock(mutex_);
     loaded_ = std::move(loaded);
+}
+
+void HttpServer::attach(std::shared_ptr<const Model> model, Engine& engine, EventRouter& router) {
+    auto loaded = std::make_shared<LoadedModel>(std::move(model), engine, router, metrics_);
+    std::lock_guard lock(mutex_);
+    loaded_ = std::move(loaded);
+}
+
+void HttpServer::detach() {
+    std::weak_ptr<LoadedModel> last;
+    EventRouter* borrowed = nullptr;
+    {
+        std::lock_guard lock(mutex_);
+        if (loaded_ && !loaded_->owned_router) borrowed = loaded_->router;
+        last = loaded_;
+        loaded_.reset();
+    }
+    // A handler may still be between taking the model and submitting: cancel again until every
+    // handler has let go.
+    while (auto lm = last.lock()) {
+        lm->router->cancel_all();
+        lm.reset();
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    // Nobody uses the borrowed router now; it must not record into this server's metrics later
+    // (an owned router went with its LoadedModel).
+    if (borrowed) borrowed->set_metrics(nullptr);
 }
 
 std::shared_ptr<LoadedModel> HttpServer::loaded() const {

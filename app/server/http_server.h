@@ -38,10 +38,19 @@ public:
     int bind();
     // Serves until stop(); returns false when the listening loop failed.
     bool listen();
+    // Whether listen()'s loop runs (stop() has no effect before).
+    bool is_running() const;
     void stop();
 
     // The model is ready: /health turns 200 and the API answers.
     void set_loaded(std::shared_ptr<const Model> model, std::unique_ptr<Engine> engine);
+    // The desktop app's engine, lent with the router that is its event callback (API requests and
+    // the app's own share the engine's batch and KV pool). Both must stay alive until detach().
+    void attach(std::shared_ptr<const Model> model, Engine& engine, EventRouter& router);
+    // Back to 503 ("Loading model"): every API request in flight is cancelled, and this returns once
+    // no handler uses the engine any more (bounded by the write timeout of a client that stopped
+    // reading), so the lender may then destroy it.
+    void detach();
     const std::string& model_name() const { return model_name_; }
     void set_model_name(std::string name) { model_name_ = std::move(name); }
 

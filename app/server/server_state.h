@@ -15,14 +15,20 @@
 namespace folio::server {
 
 struct LoadedModel {
+    // folio-server: owns the engine and makes its router.
     LoadedModel(std::shared_ptr<const Model> model, std::unique_ptr<Engine> engine, ServerMetrics& metrics);
+    // The desktop app: borrows its engine and the router it made for it (which also passes the GUI's
+    // own requests' events on). The lender keeps both alive until HttpServer::detach has returned.
+    LoadedModel(std::shared_ptr<const Model> model, Engine& engine, EventRouter& router, ServerMetrics& metrics);
     ~LoadedModel();
 
     std::shared_ptr<const Model> model;
     // The router is declared before the engine so the engine (whose output thread calls the router)
     // stops first.
-    std::unique_ptr<EventRouter> router;
-    std::unique_ptr<Engine> engine;
+    std::unique_ptr<EventRouter> owned_router;
+    std::unique_ptr<Engine> owned_engine;
+    Engine* engine = nullptr;       // owned_engine's, or the lender's
+    EventRouter* router = nullptr;  // owned_router's, or the lender's
     std::mutex input_mutex;  // InputProcessor keeps state (logged template warnings)
     InputProcessor input;
 };

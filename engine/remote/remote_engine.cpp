@@ -240,10 +240,8 @@ void RemoteEngine::Impl::run(RequestId id, Request request, std::shared_ptr<std:
     emit(std::move(end));
 }
 
-RemoteEngine::RemoteEngine(RemoteOptions options) : impl_(std::make_unique<Impl>()) {
-    impl_->base = normalize_base_url(options.endpoint);
-    impl_->options = std::move(options);
-    if (!impl_->options.model.empty()) return;
+std::vector<std::string> list_models(const RemoteOptions& options) {
+    const std::string base = normalize_base_url(options.endpoint);
     std::string body;
     Transfer t;
     t.on_body = [&body](const char* d, size_t n) {
@@ -251,18 +249,25 @@ RemoteEngine::RemoteEngine(RemoteOptions options) : impl_(std::make_unique<Impl>
         body.append(d, n);
         return true;
     };
-    const Exchange ex = http_exchange(impl_->options, impl_->base + "/models", nullptr, t);
-    if (ex.status == 0 || (ex.rc != CURLE_OK && ex.status < 300)) throw Error(unreachable_message(impl_->base, ex));
-    if (ex.status < 200 || ex.status >= 300) throw Error(refusal_message(impl_->base, ex));
+    const Exchange ex = http_exchange(options, base + "/models", nullptr, t);
+    if (ex.status == 0 || (ex.rc != CURLE_OK && ex.status < 300)) throw Error(unreachable_message(base, ex));
+    if (ex.status < 200 || ex.status >= 300) throw Error(refusal_message(base, ex));
     const auto j = nlohmann::json::parse(body, nullptr, false);
     if (j.is_discarded() || !j.contains("data") || !j["data"].is_array())
-        throw Error("the server at " + impl_->base + " answered /models with something that is not a model list; name one with --remote-model");
+        throw Error("the server at " + base + " answered /models with something that is not a model list; name one with --remote-model");
+    std::vector<std::string> ids;
     for (const auto& m : j["data"])
-        if (m.is_object() && m.contains("id") && m["id"].is_string()) {
-            impl_->options.model = m["id"].get<std::string>();
-            return;
-        }
-    throw Error("the server at " + impl_->base + " lists no model; name one with --remote-model");
+        if (m.is_object() && m.contains("id") && m["id"].is_string()) ids.push_back(m["id"].get<std::string>());
+    return ids;
+}
+
+RemoteEngine::RemoteEngine(RemoteOptions options) : impl_(std::make_unique<Impl>()) {
+    impl_->base = normalize_base_url(options.endpoint);
+    impl_->options = std::move(options);
+    if (!impl_->options.model.empty()) return;
+    const std::vector<std::string> ids = list_models(impl_->options);
+    if (ids.empty()) throw Error("the server at " + impl_->base + " lists no model; name one with --remote-model");
+    impl_->options.model = ids.front();
 }
 
 RemoteEngine::~RemoteEngine() {

@@ -52,6 +52,10 @@ private:
     std::unique_ptr<Impl> impl_;
 };
 
+// The ids of GET /v1/models, in the server's order. Throws folio::Error (unreachable, a wrong key, not
+// a model list) with what to fix; the key never appears in it.
+std::vector<std::string> list_models(const RemoteOptions& options);
+
 // "http://h:p", "http://h:p/", "http://h:p/v1/" -> "http://h:p/v1". Throws folio::Error for a URL
 // that is not http(s).
 std::string normalize_base_url(const std::string& endpoint);

@@ -51,6 +51,7 @@ private slots:
     void sideBySideToThreeSessions();
     void monitorMovesWhileGenerating();
     void themeButtonGoesBackToTheSystem();
+    void serveSwitchOnTheModelsPage();
     void findDownloadVerifyAndOpenWhileChatting();
     void openingOrMakingAChatFocusesTheMessageBox();
 
@@ -160,6 +161,26 @@ void UiTest::cleanupTestCase() {
     engine_.reset();
     app_.reset();
     hub_.reset();
+}
+
+// Models › Library: the "Serve on localhost" switch turns the app's LocalServer on and off, and the
+// card shows where it listens.
+void UiTest::serveSwitchOnTheModelsPage() {
+    QTest::keyClick(window_, Qt::Key_4, Qt::ControlModifier);
+    click(find("libraryTabButton"));
+    LocalServer* server = app_->localServer();
+    server->setPort(0);  // any free port (the card's field is for people: 1..65535)
+    QQuickItem* toggle = find("serveSwitch");
+    QTRY_VERIFY_WITH_TIMEOUT(toggle->isVisible(), 5000);
+    click(toggle);
+    QVERIFY(server->enabled());
+    QTRY_VERIFY_WITH_TIMEOUT(server->listening(), 20000);
+    QVERIFY(server->modelServed());
+    QTRY_VERIFY(find("serveStatus")->property("text").toString().contains(server->url()));
+    click(toggle);
+    QVERIFY(!server->enabled());
+    QTRY_VERIFY_WITH_TIMEOUT(!server->listening(), 20000);
+    QCOMPARE(find("serveStatus")->property("text").toString(), QString("Off"));
 }
 
 void UiTest::findDownloadVerifyAndOpenWhileChatting() {

@@ -100,6 +100,9 @@ ScrollView {
             }
         }
 
+        ServeCard { Layout.fillWidth: true; server: tab.app.localServer }
+        RemoteCard { Layout.fillWidth: true; remote: tab.app.remote; engine: tab.engine }
+
         FieldLabel { text: qsTr("Open a model") }
         Card {
             Layout.fillWidth: true

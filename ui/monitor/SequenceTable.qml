@@ -5,11 +5,11 @@ import Folio.Ui
 
 // Per-conversation breakdown: each sequence in the engine with its state, tokens, KV blocks (and how
 // many are shared) and its prefill and decode speeds; then recently finished replies with their
-// final figures.
+// final figures and time to first token (for a remote server: as the client measured them).
 Card {
     id: card
     required property SequenceStatsModel sequences
-    readonly property var widths: [0, 90, 80, 80, 110, 90, 90]
+    readonly property var widths: [0, 90, 80, 80, 110, 90, 90, 90]
     ColumnLayout {
         anchors.fill: parent
         anchors.margins: Theme.l
@@ -18,7 +18,7 @@ Card {
         RowLayout {
             Layout.fillWidth: true
             Repeater {
-                model: [qsTr("Conversation"), qsTr("State"), qsTr("Prompt"), qsTr("Generated"), qsTr("KV blocks"), qsTr("Prefill tok/s"), qsTr("Decode tok/s")]
+                model: [qsTr("Conversation"), qsTr("State"), qsTr("Prompt"), qsTr("Generated"), qsTr("KV blocks"), qsTr("Prefill tok/s"), qsTr("Decode tok/s"), qsTr("First token")]
                 delegate: Text {
                     required property string modelData
                     required property int index
@@ -45,6 +45,7 @@ Card {
                 required property int sharedBlocks
                 required property real prefillTokS
                 required property real decodeTokS
+                required property real ttftMs
                 width: ListView.view.width
                 height: 28
                 Text { Layout.fillWidth: true; text: title; elide: Text.ElideRight; color: Theme.text; font.pixelSize: Theme.fontSmall + 1 }
@@ -54,6 +55,7 @@ Card {
                 Text { Layout.preferredWidth: card.widths[4]; horizontalAlignment: Text.AlignRight; text: phase === "finished" ? qsTr("freed") : blocks + (sharedBlocks > 0 ? qsTr(" (%1 shared)").arg(sharedBlocks) : ""); color: phase === "finished" ? Theme.textFaint : Theme.text; font.pixelSize: Theme.fontSmall + 1 }
                 Text { Layout.preferredWidth: card.widths[5]; horizontalAlignment: Text.AlignRight; text: prefillTokS > 0 ? prefillTokS.toFixed(0) : "–"; color: Theme.text; font.pixelSize: Theme.fontSmall + 1 }
                 Text { Layout.preferredWidth: card.widths[6]; horizontalAlignment: Text.AlignRight; text: decodeTokS > 0 ? decodeTokS.toFixed(1) : "–"; color: Theme.text; font.pixelSize: Theme.fontSmall + 1 }
+                Text { Layout.preferredWidth: card.widths[7]; horizontalAlignment: Text.AlignRight; text: ttftMs > 0 ? qsTr("%1 ms").arg(ttftMs.toFixed(0)) : "–"; color: Theme.text; font.pixelSize: Theme.fontSmall + 1 }
             }
             Text {
                 anchors.centerIn: parent

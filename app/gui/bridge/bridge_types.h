@@ -47,9 +47,18 @@ struct ModelInfo {
     bool templateThinks = false;  // its chat template reads enable_thinking (the thinking switch means something)
 };
 
+// "Serve on localhost", as the worker reports it.
+struct ServingStatus {
+    bool listening = false;
+    QString host;   // 127.0.0.1, or 0.0.0.0 (every address) when an API key is set
+    int port = 0;   // the bound port while listening
+    QString error;  // why it is not listening (a port in use), for the user
+};
+
 }  // namespace folio::app
 
 Q_DECLARE_METATYPE(folio::app::GenerationRequest)
+Q_DECLARE_METATYPE(folio::app::ServingStatus)
 Q_DECLARE_METATYPE(folio::app::GenerationEnd)
 Q_DECLARE_METATYPE(folio::app::ModelInfo)
 Q_DECLARE_METATYPE(folio::EngineStats)

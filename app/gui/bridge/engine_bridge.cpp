@@ -9,6 +9,7 @@ EngineBridge::EngineBridge(QObject* parent) : ReplySource(parent) {
     qRegisterMetaType<GenerationEnd>();
     qRegisterMetaType<ModelInfo>();
     qRegisterMetaType<folio::EngineStats>();
+    qRegisterMetaType<ServingStatus>();
     thread_.setObjectName("folio-engine-bridge");
     worker_ = new EngineWorker;
     worker_->moveToThread(&thread_);
@@ -18,8 +19,12 @@ EngineBridge::EngineBridge(QObject* parent) : ReplySource(parent) {
     constexpr auto Q = Qt::QueuedConnection;
     connect(this, &EngineBridge::requestLoad, worker_, &EngineWorker::loadModel, Q);
     connect(this, &EngineBridge::requestSubmit, worker_, &EngineWorker::submit, Q);
+    connect(this, &EngineBridge::requestConnectRemote, worker_, &EngineWorker::connectRemote, Q);
     connect(this, &EngineBridge::requestCancel, worker_, &EngineWorker::cancel, Q);
     connect(this, &EngineBridge::requestStatsInterval, worker_, &EngineWorker::setStatsInterval, Q);
+    connect(this, &EngineBridge::requestStartServing, worker_, &EngineWorker::startServing, Q);
+    connect(this, &EngineBridge::requestStopServing, worker_, &EngineWorker::stopServing, Q);
+    connect(worker_, &EngineWorker::servingChanged, this, &EngineBridge::servingChanged, Q);
     connect(worker_, &EngineWorker::loadProgress, this,
             [this](const QString& phase, qint64 done, qint64 total, const QString& unit) {
                 loadPhase_ = phase;
@@ -36,7 +41,8 @@ EngineBridge::EngineBridge(QObject* parent) : ReplySource(parent) {
 }
 
 EngineBridge::~EngineBridge() {
-    // The engine must be destroyed on the thread that owns it.
+    // The engine must be destroyed on the thread that owns it; the local server lets go of it first.
+    QMetaObject::invokeMethod(worker_, &EngineWorker::stopServing, Qt::BlockingQueuedConnection);
     QMetaObject::invokeMethod(worker_, &EngineWorker::shutdown, Qt::BlockingQueuedConnection);
     thread_.quit();
     thread_.wait();
@@ -53,6 +59,19 @@ void EngineBridge::loadModel(const QString& spec, const QString& backend, const 
     emit loadProgressChanged();
     emit stateChanged();
     emit requestLoad(spec, backend, quantization, kvCacheDtype);
+}
+
+void EngineBridge::connectRemote(const QString& endpoint, const QString& apiKey, const QString& model) {
+    if (state_ == State::Loading) return;
+    state_ = State::Loading;
+    loadingSpec_ = QStringLiteral("remote:") + endpoint;
+    lastError_.clear();
+    loadProgress_ = 0;
+    loadPhase_ = tr("connecting");
+    loadDetail_.clear();
+    emit loadProgressChanged();
+    emit stateChanged();
+    emit requestConnectRemote(endpoint, apiKey, model);
 }
 
 quint64 EngineBridge::submit(GenerationRequest request) {

@@ -59,21 +59,31 @@ public:
     // quantization: "none" or "fp8" (FP8 weights at load); kvCacheDtype: "auto", "fp8", "fp8_e5m2".
     Q_INVOKABLE void loadModel(const QString& spec, const QString& backend = QStringLiteral("auto"),
                                const QString& quantization = QStringLiteral("none"), const QString& kvCacheDtype = QStringLiteral("auto"));
+    // Chats through an OpenAI-compatible server instead of a local model (state Loading, then Ready
+    // with backendName "remote", or Failed with the reason).
+    void connectRemote(const QString& endpoint, const QString& apiKey, const QString& model);
     quint64 submit(GenerationRequest request) override;
     void cancel(quint64 ticket) override;
     void setStatsInterval(int ms);
+    // "Serve on localhost" (see LocalServer): the answer comes as servingChanged.
+    void startServing(int port, const QString& apiKey) { emit requestStartServing(port, apiKey); }
+    void stopServing() { emit requestStopServing(); }
 
 signals:
     void stateChanged();
     void loadProgressChanged();
     void modelReady(const folio::app::ModelInfo& info);
     void statsUpdated(const folio::EngineStats& stats);
+    void servingChanged(const folio::app::ServingStatus& status);
 
     // To the worker (queued).
     void requestLoad(const QString& spec, const QString& backend, const QString& quantization, const QString& kvCacheDtype);
     void requestSubmit(const folio::app::GenerationRequest& request);
+    void requestConnectRemote(const QString& endpoint, const QString& apiKey, const QString& model);
     void requestCancel(quint64 ticket);
     void requestStatsInterval(int ms);
+    void requestStartServing(int port, const QString& apiKey);
+    void requestStopServing();
 
 private:
     void onLoaded(const ModelInfo& info);

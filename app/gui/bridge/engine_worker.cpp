@@ -5,6 +5,9 @@
 #include <spdlog/spdlog.h>
 
 #include "app/gui/bridge/engine_request.h"
+#include "app/gui/serve/local_api_server.h"
+#include "app/server/event_router.h"
+#include "engine/remote/remote_engine.h"
 #include "engine/backends/backend_factory.h"
 #include "engine/core/error.h"
 #include "engine/model/model.h"
@@ -56,12 +59,15 @@ void EngineWorker::loadModel(const QString& spec, const QString& backend, const 
         options.backend.progress = forward;
         auto engine = std::make_unique<Engine>(model, make_backend(*model, backend_options_for(options)), options);
         const quint64 generation = ++engineGeneration_;
-        // Engine thread -> this thread, by queued call: the ticket map stays single-threaded.
-        engine->set_event_callback([this, generation](const Event& e) {
+        // Engine thread -> this thread, by queued call: the ticket map stays single-threaded. The
+        // router takes the events of API requests (when serving) and passes the GUI's on.
+        router_ = std::make_unique<server::EventRouter>(*engine, [this, generation](const Event& e) {
             QMetaObject::invokeMethod(this, [this, generation, e] { onEngineEvent(generation, e); },
                                       Qt::QueuedConnection);
         });
         engine_ = std::move(engine);
+        model_ = model;
+        if (api_) api_->attach(model_, *engine_, *router_);
         const EngineStats st = engine_->stats();
         ModelInfo info;
         info.spec = q(model->spec);
@@ -91,7 +97,44 @@ void EngineWorker::loadModel(const QString& spec, const QString& backend, const 
 
 void EngineWorker::unloadModel() { shutdown(); }
 
+void EngineWorker::connectRemote(const QString& endpoint, const QString& apiKey, const QString& model) {
+    shutdown();
+    const QString spec = QStringLiteral("remote:") + endpoint;
+    try {
+        remote::RemoteOptions options;
+        options.endpoint = endpoint.trimmed().toStdString();
+        options.api_key = apiKey.toStdString();
+        options.model = model.toStdString();
+        // Never the key in the log: describe() names the model and the URL only.
+        auto remote = std::make_unique<remote::RemoteEngine>(options);
+        const quint64 generation = ++engineGeneration_;
+        remote->set_event_callback([this, generation](const Event& e) {
+            QMetaObject::invokeMethod(this, [this, generation, e] { onEngineEvent(generation, e); }, Qt::QueuedConnection);
+        });
+        remote_ = std::move(remote);
+        spdlog::info("chats go to {}", remote_->describe());
+        ModelInfo info;
+        info.spec = spec;
+        info.name = q(remote_->model());
+        info.architecture = QStringLiteral("remote");
+        info.quantization = QStringLiteral("as served");
+        info.backend = QStringLiteral("remote");
+        info.device = q(remote_->base_url());
+        emit modelLoaded(info);
+    } catch (const std::exception& e) {
+        spdlog::error("connecting to {} failed: {}", endpoint.toStdString(), e.what());
+        remote_.reset();
+        emit loadFailed(spec, QString::fromStdString(e.what()));
+    }
+}
+
 void EngineWorker::submit(const GenerationRequest& r) {
+    if (remote_) {
+        const RequestId id = remote_->submit(toEngineRequest(r));
+        ticketOfRequest_.insert(id, r.ticket);
+        requestOfTicket_.insert(r.ticket, id);
+        return;
+    }
     if (!engine_) {
         emit finished(GenerationEnd{r.ticket, true, tr("No model is loaded: choose one in Models first."), {}});
         return;
@@ -103,25 +146,55 @@ void EngineWorker::submit(const GenerationRequest& r) {
 
 void EngineWorker::cancel(quint64 ticket) {
     const auto it = requestOfTicket_.constFind(ticket);
-    if (engine_ && it != requestOfTicket_.constEnd()) engine_->cancel(*it);
+    if (it == requestOfTicket_.constEnd()) return;
+    if (remote_) remote_->cancel(*it);
+    if (engine_) engine_->cancel(*it);
 }
 
 void EngineWorker::setStatsInterval(int ms) { statsTimer_->setInterval(ms); }
 
 void EngineWorker::shutdown() {
     statsTimer_->stop();
-    if (engine_) {
+    if (engine_ || remote_) {
         // Replies still running end as errors the GUI can show ("the model was unloaded").
         for (auto it = requestOfTicket_.cbegin(); it != requestOfTicket_.cend(); ++it) {
             emit finished(GenerationEnd{it.key(), true, tr("The model was unloaded."), {}});
         }
     }
     ++engineGeneration_;
+    // The server lets go of the engine first (its requests cancelled, 503 until the next one).
+    if (api_) api_->detach();
     engine_.reset();
+    router_.reset();
+    model_.reset();
+    remote_.reset();  // cancels its requests and waits for their threads
     pending_.clear();
     pendingOrder_.clear();
     ticketOfRequest_.clear();
     requestOfTicket_.clear();
+}
+
+void EngineWorker::startServing(int port, const QString& apiKey) {
+    if (!api_) api_ = std::make_unique<LocalApiServer>();
+    ServingStatus status;
+    // Without a key only this machine may connect; with one, the others too (they must send it).
+    status.host = apiKey.isEmpty() ? QStringLiteral("127.0.0.1") : QStringLiteral("0.0.0.0");
+    try {
+        status.port = api_->start(status.host.toStdString(), port, apiKey.toStdString(), model_ ? model_->name : std::string());
+        status.listening = true;
+        if (engine_) api_->attach(model_, *engine_, *router_);
+    } catch (const std::exception& e) {
+        spdlog::warn("{}", e.what());
+        status.port = port;
+        status.error = QString::fromStdString(e.what());
+    }
+    emit servingChanged(status);
+}
+
+void EngineWorker::stopServing() {
+    if (api_) api_->stop();
+    api_.reset();
+    emit servingChanged(ServingStatus{});
 }
 
 void EngineWorker::onEngineEvent(quint64 generation, const Event& e) {

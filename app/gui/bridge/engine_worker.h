@@ -13,7 +13,20 @@
 namespace folio {
 class Engine;
 struct Event;
+struct Model;
 }  // namespace folio
+
+namespace folio::server {
+class EventRouter;
+}
+
+namespace folio::remote {
+class RemoteEngine;
+}
+
+namespace folio::app {
+class LocalApiServer;
+}
 
 namespace folio::app {
 
@@ -29,10 +42,17 @@ public slots:
     // quantization: "none" or "fp8"; kvCacheDtype: "auto", "fp8", "fp8_e4m3", "fp8_e5m2".
     void loadModel(const QString& spec, const QString& backend, const QString& quantization, const QString& kvCacheDtype);
     void unloadModel();
+    // Chats go to an OpenAI-compatible server instead (engine/remote): replaces the local engine.
+    // The result comes back as modelLoaded (backend "remote") or loadFailed, like a load.
+    void connectRemote(const QString& endpoint, const QString& apiKey, const QString& model);
     void submit(const folio::app::GenerationRequest& request);
     void cancel(quint64 ticket);
     void setStatsInterval(int ms);
     void shutdown();  // drops the engine; called before the thread stops
+    // "Serve on localhost": the OpenAI API over this worker's engine (127.0.0.1 without a key, every
+    // address with one). The state comes back as servingChanged.
+    void startServing(int port, const QString& apiKey);
+    void stopServing();
 
 signals:
     // The load's current phase ("mapping weights") and how far through it; total 0: not counted.
@@ -42,6 +62,7 @@ signals:
     void delta(quint64 ticket, const QString& text, int tokens);
     void finished(const folio::app::GenerationEnd& end);
     void statsUpdated(const folio::EngineStats& stats);
+    void servingChanged(const folio::app::ServingStatus& status);
 
 private:
     void onEngineEvent(quint64 generation, const folio::Event& event);
@@ -49,7 +70,13 @@ private:
     void flushDeltas();
     void flushTicket(quint64 ticket);
 
+    // The engine's event callback: API requests' events go to the local server's handlers, the rest
+    // (the GUI's) come here. Declared before the engine: the engine stops first.
+    std::unique_ptr<folio::server::EventRouter> router_;
+    std::shared_ptr<const folio::Model> model_;
     std::unique_ptr<folio::Engine> engine_;
+    std::unique_ptr<LocalApiServer> api_;  // while serving
+    std::unique_ptr<folio::remote::RemoteEngine> remote_;  // instead of engine_ when connected to a server
     quint64 engineGeneration_ = 0;  // bumps per engine so late events of an old one are dropped
     QHash<quint64, quint64> ticketOfRequest_;  // engine RequestId -> ticket
     QHash<quint64, quint64> requestOfTicket_;

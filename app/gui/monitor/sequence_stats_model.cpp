@@ -31,7 +31,7 @@ int SequenceStatsModel::rowCount(const QModelIndex& parent) const { return paren
 QHash<int, QByteArray> SequenceStatsModel::roleNames() const {
     return {{TagRole, "tag"}, {TitleRole, "title"}, {StateRole, "phase"}, {PromptTokensRole, "promptTokens"},
             {GeneratedTokensRole, "generatedTokens"}, {BlocksRole, "blocks"}, {SharedBlocksRole, "sharedBlocks"},
-            {PrefillRole, "prefillTokS"}, {DecodeRole, "decodeTokS"}, {ConversationIdRole, "conversationId"}};
+            {PrefillRole, "prefillTokS"}, {DecodeRole, "decodeTokS"}, {ConversationIdRole, "conversationId"}, {TtftRole, "ttftMs"}};
 }
 
 QVariant SequenceStatsModel::data(const QModelIndex& index, int role) const {
@@ -44,6 +44,8 @@ QVariant SequenceStatsModel::data(const QModelIndex& index, int role) const {
     switch (role) {
     case TagRole: return tag;
     case TitleRole: {
+        // A request of the local OpenAI server (tag "api", app/server): a row of its own.
+        if (tag.startsWith(QLatin1String("api"))) return QStringLiteral("API");
         const QString t = titleOf_ ? titleOf_(conversation) : QString();
         return t.isEmpty() ? tag : t;
     }
@@ -55,6 +57,7 @@ QVariant SequenceStatsModel::data(const QModelIndex& index, int role) const {
     case PrefillRole: return s ? s->prefill_tok_s : f->timings.prefill_tok_s;
     case DecodeRole: return s ? s->decode_tok_s : f->timings.decode_tok_s;
     case ConversationIdRole: return conversation;
+    case TtftRole: return s ? 0.0 : f->timings.ttft_ms;
     default: return {};
     }
 }

@@ -19,7 +19,8 @@ class SequenceStatsModel : public QAbstractListModel {
     Q_PROPERTY(int count READ rowCount NOTIFY countChanged)
 public:
     enum Role { TagRole = Qt::UserRole + 1, TitleRole, StateRole, PromptTokensRole, GeneratedTokensRole,
-                BlocksRole, SharedBlocksRole, PrefillRole, DecodeRole, ConversationIdRole };
+                BlocksRole, SharedBlocksRole, PrefillRole, DecodeRole, ConversationIdRole,
+                TtftRole };  // time to first token (ms) of a finished reply; 0 while live
     // `titleOf` names a conversation for a tag "c<id>".
     explicit SequenceStatsModel(std::function<QString(qint64)> titleOf, QObject* parent = nullptr);
     int rowCount(const QModelIndex& parent = {}) const override;

@@ -66,6 +66,8 @@ AppController::AppController(const AppOptions& options, LogModel* log, QObject* 
     downloads_ = std::make_unique<DownloadListModel>(hubAccount_.get(), settingsFile);
     catalog_ = std::make_unique<CatalogModel>(QStringLiteral(":/folio/catalog/recommended.json"), fitter_.get());
     hubSearch_ = std::make_unique<HubSearchModel>(hubAccount_.get(), fitter_.get());
+    localServer_ = std::make_unique<LocalServer>(bridge_.get(), settingsFile);
+    remote_ = std::make_unique<RemoteConnection>(bridge_.get(), settingsFile);
     connect(downloads_.get(), &DownloadListModel::downloadFinished, localModels_.get(), &LocalModelListModel::refresh);
     connect(library_.get(), &ModelLibrary::changed, fitter_.get(), [this] { fitter_->probe(library_->backend()); });
     // What the loaded model holds is free for another one (loading it replaces this one).
@@ -75,7 +77,7 @@ AppController::AppController(const AppOptions& options, LogModel* log, QObject* 
     connect(bridge_.get(), &EngineBridge::statsUpdated, monitor_.get(), &MonitorModel::apply);
     connect(bridge_.get(), &EngineBridge::modelReady, this, [this](const ModelInfo& info) {
         hub_->setModelName(info.name);
-        library_->remember(info.spec);
+        if (info.backend != QLatin1String("remote")) library_->remember(info.spec);  // a server: RemoteConnection keeps it
         monitor_->reset();
     });
     connect(hub_.get(), &GenerationHub::error, this, [](const QString& m) { spdlog::error("{}", m.toStdString()); });

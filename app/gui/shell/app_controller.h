@@ -23,7 +23,9 @@
 #include "app/gui/models/local_model_list.h"
 #include "app/gui/models/model_fitter.h"
 #include "app/gui/models/model_library.h"
+#include "app/gui/models/remote_connection.h"
 #include "app/gui/monitor/monitor_model.h"
+#include "app/gui/serve/local_server.h"
 #include "app/gui/shell/log_model.h"
 
 namespace folio::app {
@@ -54,6 +56,8 @@ class AppController : public QObject {
     Q_PROPERTY(folio::app::CatalogModel* catalog READ catalog CONSTANT)
     Q_PROPERTY(folio::app::HubSearchModel* hubSearch READ hubSearch CONSTANT)
     Q_PROPERTY(folio::app::LogModel* log READ log CONSTANT)
+    Q_PROPERTY(folio::app::LocalServer* localServer READ localServer CONSTANT)
+    Q_PROPERTY(folio::app::RemoteConnection* remote READ remote CONSTANT)
     Q_PROPERTY(qint64 currentConversationId READ currentConversationId WRITE setCurrentConversationId NOTIFY currentConversationChanged)
     Q_PROPERTY(QString currentTitle READ currentTitle NOTIFY currentConversationChanged)
     Q_PROPERTY(int generatingCount READ generatingCount NOTIFY generatingCountChanged)
@@ -85,6 +89,8 @@ public:
     CatalogModel* catalog() const { return catalog_.get(); }
     HubSearchModel* hubSearch() const { return hubSearch_.get(); }
     LogModel* log() const { return log_; }
+    LocalServer* localServer() const { return localServer_.get(); }
+    RemoteConnection* remote() const { return remote_.get(); }
     GenerationHub* hub() const { return hub_.get(); }
     ChatStore* store() const { return store_.get(); }
 
@@ -137,6 +143,8 @@ private:
     std::unique_ptr<DownloadListModel> downloads_;
     std::unique_ptr<CatalogModel> catalog_;
     std::unique_ptr<HubSearchModel> hubSearch_;
+    std::unique_ptr<RemoteConnection> remote_;  // "Connect to a server"
+    std::unique_ptr<LocalServer> localServer_;  // "Serve on localhost" (the serving runs beside the engine)
 };
 
 }  // namespace folio::app

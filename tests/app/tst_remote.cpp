@@ -1,0 +1,219 @@
+// "Connect to a server" against folio-server on loopback (started and killed by this test): the model
+// list, chats (two at once, as side-by-side sends them), the remote's timings on each reply, a server
+// killed mid-reply (the partial reply saved and marked), and the API key never in the log.
+#include <QProcess>
+#include <QRegularExpression>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <csignal>
+#include <sstream>
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
+#include "app/gui/bridge/engine_bridge.h"
+#include "app/gui/chat/chat_actions.h"
+#include "app/gui/chat/generation_hub.h"
+#include "app/gui/chat/sampling_presets.h"
+#include "app/gui/models/remote_connection.h"
+#include "app/gui/monitor/monitor_model.h"
+#include "app/gui/monitor/sequence_stats_model.h"
+#include "app/gui/store/chat_store.h"
+#include "app/gui/store/reply_journal.h"
+#include "tests/app/fixtures_qt.h"
+
+using namespace folio::app;
+
+namespace {
+
+const QString kKey = QStringLiteral("sk-folio-test-7f3a9c2e");
+
+// folio-server on a free loopback port; returns its base URL once /health would answer (it prints
+// "ready").
+QString startServer(QProcess& p, const QString& model) {
+    p.setProgram(QStringLiteral(FOLIO_SERVER_EXE));
+    p.setArguments({"--port", "0", "--model", model, "--backend", "cpu", "--cpu-activations", "exact", "--threads", "1",
+                    "--api-key", kKey});
+    p.setProcessChannelMode(QProcess::SeparateChannels);
+    p.start();
+    if (!p.waitForStarted(20000)) return {};
+    QByteArray out;
+    QString base;
+    QElapsedTimer t;
+    t.start();
+    while (t.elapsed() < 60000) {
+        p.waitForReadyRead(200);
+        out += p.readAllStandardOutput();
+        const auto m = QRegularExpression(R"(listening on (http://127\.0\.0\.1:[0-9]+))").match(QString::fromUtf8(out));
+        if (m.hasMatch()) base = m.captured(1);
+        if (!base.isEmpty() && out.contains("ready")) return base;
+        if (p.state() == QProcess::NotRunning) break;
+    }
+    return {};
+}
+
+}  // namespace
+
+class RemoteTest : public QObject {
+    Q_OBJECT
+private slots:
+    void initTestCase();
+    void cleanupTestCase();
+    void wrongKeyIsReported();
+    void listsModelsAndConnects();
+    void twoChatsAtOnceWithTheRemotesTimings();
+    void serverKilledMidReplyKeepsThePartialReply();
+    void keyNeverInTheLog();
+
+private:
+    qint64 newConversation(int maxTokens);
+
+    QTemporaryDir dir_;
+    QProcess server_;
+    QString base_;
+    std::ostringstream log_;
+    std::shared_ptr<spdlog::logger> previousLogger_;
+    std::unique_ptr<ChatStore> store_;
+    std::unique_ptr<ReplyJournal> journal_;
+    std::unique_ptr<EngineBridge> bridge_;
+    std::unique_ptr<GenerationHub> hub_;
+    std::unique_ptr<ChatActions> actions_;
+    std::unique_ptr<RemoteConnection> remote_;
+};
+
+void RemoteTest::initTestCase() {
+    // Everything the app logs (the worker and the remote engine use spdlog's default logger).
+    previousLogger_ = spdlog::default_logger();
+    auto logger = std::make_shared<spdlog::logger>("folio", std::make_shared<spdlog::sinks::ostream_sink_mt>(log_));
+    logger->set_level(spdlog::level::trace);
+    spdlog::set_default_logger(logger);
+
+    base_ = startServer(server_, folio::test::qtFixturePath("models/stories260K"));
+    QVERIFY2(!base_.isEmpty(), server_.readAllStandardError().constData());
+    store_ = std::make_unique<ChatStore>(dir_.filePath("history.db"));
+    journal_ = std::make_unique<ReplyJournal>(store_.get());
+    bridge_ = std::make_unique<EngineBridge>();
+    hub_ = std::make_unique<GenerationHub>(store_.get(), journal_.get(), bridge_.get());
+    actions_ = std::make_unique<ChatActions>(store_.get(), hub_.get());
+    remote_ = std::make_unique<RemoteConnection>(bridge_.get(), dir_.filePath("settings.ini"));
+    remote_->setEndpoint(base_ + "/v1");
+}
+
+void RemoteTest::cleanupTestCase() {
+    remote_.reset();
+    actions_.reset();
+    hub_.reset();
+    bridge_.reset();
+    journal_.reset();
+    store_.reset();
+    if (server_.state() != QProcess::NotRunning) {
+        server_.terminate();
+        server_.waitForFinished(10000);
+    }
+    spdlog::set_default_logger(previousLogger_);  // log_ dies with this object
+}
+
+qint64 RemoteTest::newConversation(int maxTokens) {
+    const qint64 c = actions_->newConversation("t", "Deterministic");
+    SamplingSettings s = presetNamed("Deterministic").settings;
+    s.maxTokens = maxTokens;
+    store_->updateSettings(c, "", s, "Deterministic");
+    return c;
+}
+
+void RemoteTest::wrongKeyIsReported() {
+    remote_->setApiKey("not-the-key");
+    remote_->fetchModels();
+    QTRY_VERIFY_WITH_TIMEOUT(!remote_->fetching(), 20000);
+    QVERIFY(remote_->models().isEmpty());
+    QVERIFY2(remote_->error().contains("key", Qt::CaseInsensitive), qPrintable(remote_->error()));
+}
+
+void RemoteTest::listsModelsAndConnects() {
+    remote_->setApiKey(kKey);
+    remote_->fetchModels();
+    QTRY_VERIFY_WITH_TIMEOUT(!remote_->fetching(), 20000);
+    QVERIFY2(remote_->error().isEmpty(), qPrintable(remote_->error()));
+    QCOMPARE(remote_->models(), QStringList{"stories260K"});
+    QCOMPARE(remote_->model(), QString("stories260K"));  // the first is chosen
+    remote_->connectToServer();
+    QTRY_VERIFY_WITH_TIMEOUT(bridge_->state() != EngineBridge::State::Loading, 20000);
+    QVERIFY2(bridge_->state() == EngineBridge::State::Ready, qPrintable(bridge_->lastError()));
+    QCOMPARE(bridge_->backendName(), QString("remote"));
+    QCOMPARE(bridge_->modelName(), QString("stories260K"));
+    QVERIFY(remote_->connected());
+    // Stored for the next start.
+    RemoteConnection again(bridge_.get(), dir_.filePath("settings.ini"));
+    QCOMPARE(again.endpoint(), base_ + "/v1");
+    QCOMPARE(again.model(), QString("stories260K"));
+    QVERIFY(again.hasApiKey());
+}
+
+// Side-by-side sends one prompt to several conversations at once: here two replies stream together
+// from the server, each saved whole with the timings the remote gives (what the monitor shows).
+void RemoteTest::twoChatsAtOnceWithTheRemotesTimings() {
+    QVERIFY(remote_->connected());
+    const qint64 a = newConversation(64), b = newConversation(64);
+    const qint64 ra = actions_->send(a, "Once upon a time");
+    const qint64 rb = actions_->send(b, "Tom had a red ball");
+    QVERIFY(ra > 0 && rb > 0);
+    QTRY_VERIFY_WITH_TIMEOUT(!hub_->isGenerating(a) && !hub_->isGenerating(b), 60000);
+    // The monitor's rows for them, as the app records each finished reply (AppController).
+    MonitorModel monitor([](qint64) { return QString(); });
+    for (auto [c, r] : {std::pair{a, ra}, std::pair{b, rb}}) {
+        const MessageRecord m = store_->message(r);
+        QCOMPARE(m.status, MessageStatus::Complete);
+        QVERIFY(!m.content.isEmpty());
+        QVERIFY(m.stats.timings.generated_tokens > 0);  // the server's usage
+        QVERIFY(m.stats.timings.ttft_ms > 0);            // latency as the client sees it
+        monitor.recordFinished(c, m.stats);
+    }
+    SequenceStatsModel* rows = monitor.sequences();
+    QCOMPARE(rows->rowCount(), 2);
+    for (int i = 0; i < 2; ++i) {
+        const QModelIndex ix = rows->index(i);
+        QVERIFY(rows->data(ix, SequenceStatsModel::GeneratedTokensRole).toInt() > 0);
+        QVERIFY(rows->data(ix, SequenceStatsModel::DecodeRole).toDouble() > 0);  // tokens/s
+        QVERIFY(rows->data(ix, SequenceStatsModel::TtftRole).toDouble() > 0);    // latency
+    }
+}
+
+// SIGSTOP at the first text (so the reply cannot finish), then SIGKILL: the reply ends as an error
+// that says so, its text so far saved and marked.
+void RemoteTest::serverKilledMidReplyKeepsThePartialReply() {
+    QVERIFY(remote_->connected());
+    const qint64 c = newConversation(480);
+    bool frozen = false;
+    QObject scope;
+    connect(bridge_.get(), &ReplySource::delta, &scope, [&](quint64, const QString&, int) {
+        if (!frozen) {
+            ::kill(pid_t(server_.processId()), SIGSTOP);
+            frozen = true;
+        }
+    });
+    const qint64 reply = actions_->send(c, "Once upon a time there was a little fox");
+    QTRY_VERIFY_WITH_TIMEOUT(frozen, 30000);
+    ::kill(pid_t(server_.processId()), SIGKILL);
+    server_.waitForFinished(10000);
+    QTRY_VERIFY_WITH_TIMEOUT(!hub_->isGenerating(c), 30000);
+    const MessageRecord m = store_->message(reply);
+    QCOMPARE(m.status, MessageStatus::Error);
+    QVERIFY2(!m.content.isEmpty(), "the partial reply was not saved");
+    QVERIFY2(m.error.contains("mid-reply"), qPrintable(m.error));
+}
+
+void RemoteTest::keyNeverInTheLog() {
+    spdlog::default_logger()->flush();
+    const std::string log = log_.str();
+    QVERIFY2(log.find("stories260K") != std::string::npos, "nothing was logged: the check would prove nothing");
+    QVERIFY2(log.find(kKey.toStdString()) == std::string::npos, "the API key is in the log");
+    QVERIFY(log.find("not-the-key") == std::string::npos);
+    // It is stored (for the next start), readable by its owner only.
+    QFile ini(dir_.filePath("settings.ini"));
+    QVERIFY(ini.open(QIODevice::ReadOnly));
+    QVERIFY(ini.readAll().contains(kKey.toUtf8()));
+    QCOMPARE(ini.permissions() & (QFileDevice::ReadGroup | QFileDevice::ReadOther), QFileDevice::Permissions());
+}
+
+QTEST_MAIN(RemoteTest)
+#include "tst_remote.moc"

@@ -31,11 +31,7 @@ std::string usage() {
                "  --system TEXT            the system prompt\n"
                "  --max-tokens N           at most N new tokens per reply (default 1024)\n"
                "\n") +
-           model_options_usage() + "\n" +
-           "remote (instead of --model):\n"
-           "  --backend remote --endpoint URL [--api-key KEY] [--remote-model NAME]\n"
-           "                           an OpenAI-compatible server (folio-server, vLLM, llama.cpp) runs the model\n"
-           "\n" + sampling_options_usage();
+           model_options_usage() + "\n" + remote_options_usage() + "\n" + sampling_options_usage();
 }
 
 int run(int argc, char** argv, int first) {

@@ -26,11 +26,7 @@ std::string usage() {
                "  --ignore-eos             go on past the end-of-sequence token\n"
                "  --json                   {prompt_ids, ids, text, finish_reason, timings, backend} on stdout\n"
                "\n") +
-           model_options_usage() + "\n" +
-           "remote (instead of --model):\n"
-           "  --backend remote --endpoint URL [--api-key KEY] [--remote-model NAME]\n"
-           "                           an OpenAI-compatible server (folio-server, vLLM, llama.cpp) runs the model\n"
-           "\n" + sampling_options_usage();
+           model_options_usage() + "\n" + remote_options_usage() + "\n" + sampling_options_usage();
 }
 
 int run(int argc, char** argv, int first) {

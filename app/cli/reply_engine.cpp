@@ -44,6 +44,12 @@ private:
 
 std::set<std::string> remote_options() { return {"endpoint", "api-key", "remote-model"}; }
 
+const char* remote_options_usage() {
+    return "remote (instead of --model):\n"
+           "  --backend remote --endpoint URL [--api-key KEY] [--remote-model NAME]\n"
+           "                           an OpenAI-compatible server (folio-server, vLLM, llama.cpp) runs the model\n";
+}
+
 bool is_remote(const Args& args) { return args.get_or("backend", "") == "remote"; }
 
 std::unique_ptr<ReplyEngine> make_reply_engine(const Args& args, bool show_progress) {

@@ -27,6 +27,8 @@ public:
 
 // The remote engine's options: --endpoint URL [--api-key KEY] [--remote-model NAME].
 std::set<std::string> remote_options();
+// Their lines of a usage text.
+const char* remote_options_usage();
 bool is_remote(const Args& args);
 // Loads the model (local) or checks the endpoint (remote); throws folio::Error for bad flags, an
 // unloadable model or an unreachable server.

@@ -10,21 +10,10 @@
 #include "engine/model/safetensors.h"
 #include "tests/engine/cpu/model_fixture.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/linear_by_name.h"
 
 namespace folio {
 namespace {
-
-Linear* linear_named(Model& m, const std::string& name) {
-    // name: model.layers.N.(self_attn|mlp).X_proj.weight
-    const int layer = std::stoi(name.substr(13));
-    LayerWeights& L = m.weights.layers[size_t(layer)];
-    for (auto [suffix, lin] : {std::pair{"self_attn.q_proj.weight", &L.q_proj}, {"self_attn.k_proj.weight", &L.k_proj},
-                               {"self_attn.v_proj.weight", &L.v_proj}, {"self_attn.o_proj.weight", &L.o_proj},
-                               {"mlp.gate_proj.weight", &L.gate_proj}, {"mlp.up_proj.weight", &L.up_proj},
-                               {"mlp.down_proj.weight", &L.down_proj}})
-        if (name.size() > std::strlen(suffix) && name.compare(name.size() - std::strlen(suffix), std::string::npos, suffix) == 0) return lin;
-    return nullptr;
-}
 
 std::vector<float> all_logits(Backend& b, const Model& m, const std::vector<int32_t>& tokens) {
     KvLayout layout{m.config.num_layers, m.config.num_kv_heads, m.config.head_dim, 16, 8};
@@ -49,7 +38,7 @@ TEST(AwqPath, MatchesDequantizedCheckpoint) {
     SafetensorsFile deq(dir + "/dequantized.safetensors");
     int replaced = 0;
     for (const auto& [name, info] : deq.tensors()) {
-        Linear* lin = linear_named(*dense, name);
+        Linear* lin = test::linear_by_name(dense->weights, name);
         ASSERT_NE(lin, nullptr) << name;
         ASSERT_EQ(lin->kind, Linear::Kind::Awq);
         ASSERT_EQ(info.dtype, DType::F32);

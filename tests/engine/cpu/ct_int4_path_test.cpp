@@ -14,18 +14,10 @@
 #include "engine/model/safetensors.h"
 #include "tests/engine/cpu/model_fixture.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/linear_by_name.h"
 
 namespace folio {
 namespace {
-
-Linear* linear_named(Model& m, const std::string& name) {
-    const int layer = std::stoi(name.substr(13));
-    LayerWeights& L = m.weights.layers[size_t(layer)];
-    for (auto [suffix, lin] : {std::pair{"self_attn.q_proj.weight", &L.q_proj}, {"self_attn.k_proj.weight", &L.k_proj},
-                               {"self_attn.v_proj.weight", &L.v_proj}, {"self_attn.o_proj.weight", &L.o_proj}})
-        if (name.size() > std::strlen(suffix) && name.compare(name.size() - std::strlen(suffix), std::string::npos, suffix) == 0) return lin;
-    return nullptr;
-}
 
 // Feeds `tokens` one position at a time; returns the logits of every position.
 std::vector<float> all_logits(Backend& b, const Model& m, const std::vector<int32_t>& tokens) {
@@ -71,7 +63,7 @@ void check(const std::string& name) {
     SafetensorsFile deq(dir + "/dequantized.safetensors");
     int replaced = 0;
     for (const auto& [tname, info] : deq.tensors()) {
-        Linear* lin = linear_named(*dense, tname);
+        Linear* lin = test::linear_by_name(dense->weights, tname);
         ASSERT_NE(lin, nullptr) << tname;
         ASSERT_EQ(lin->kind, Linear::Kind::Awq);
         lin->kind = Linear::Kind::Dense;

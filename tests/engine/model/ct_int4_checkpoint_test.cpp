@@ -13,7 +13,8 @@
 #include "engine/model/compressed_tensors_config.h"
 #include "engine/model/model_config.h"
 #include "engine/model/weights_loader.h"
-#include "tests/engine/model/safetensors_writer.h"
+#include "tests/engine/model/checkpoint_edits.h"
+#include "tests/support/linear_by_name.h"
 
 namespace folio {
 namespace {
@@ -22,70 +23,6 @@ using nlohmann::json;
 
 const char* const kSym = "stories260K-w4a16-ct";
 const char* const kZp = "stories260K-w4a16-ct-zp";
-
-std::vector<test::RawTensor> fixture_tensors(const std::string& name) {
-    SafetensorsFile f(test::fixture_path("models/" + name + "/model.safetensors"));
-    std::vector<test::RawTensor> out;
-    for (const auto& [n, t] : f.tensors())
-        out.push_back({n, std::string(dtype_name(t.dtype)), t.shape, std::string(static_cast<const char*>(t.data), t.nbytes)});
-    return out;
-}
-
-json fixture_config(const std::string& name) {
-    return json::parse(test::read_file(test::fixture_path("models/" + name + "/config.json")));
-}
-
-test::RawTensor* find(std::vector<test::RawTensor>& t, const std::string& name) {
-    for (auto& x : t)
-        if (x.name == name) return &x;
-    return nullptr;
-}
-
-void erase(std::vector<test::RawTensor>& t, const std::string& name) {
-    for (auto it = t.begin(); it != t.end(); ++it)
-        if (it->name == name) {
-            t.erase(it);
-            return;
-        }
-}
-
-std::string load_error(const json& config, const std::vector<test::RawTensor>& tensors) {
-    test::TempDir d;
-    test::write_file(d.file("config.json"), config.dump());
-    test::write_safetensors(d.file("model.safetensors"), tensors);
-    try {
-        ModelConfig c = load_model_config(d.path());
-        Checkpoint ck(d.path());
-        load_weights(ck, c);
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "";
-}
-
-// The error parse_model_config gives for stories260K's config with quantization_config `q` ("" when
-// it parses).
-std::string config_error(const json& q) {
-    json c = fixture_config("stories260K");
-    c["quantization_config"] = q;
-    try {
-        parse_model_config(c.dump(), "config.json");
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "";
-}
-
-Linear* linear_named(ModelWeights& w, const std::string& name) {
-    const int layer = std::stoi(name.substr(13));
-    LayerWeights& L = w.layers[size_t(layer)];
-    for (auto [suffix, lin] : {std::pair{"self_attn.q_proj.weight", &L.q_proj}, {"self_attn.k_proj.weight", &L.k_proj},
-                               {"self_attn.v_proj.weight", &L.v_proj}, {"self_attn.o_proj.weight", &L.o_proj},
-                               {"mlp.gate_proj.weight", &L.gate_proj}, {"mlp.up_proj.weight", &L.up_proj},
-                               {"mlp.down_proj.weight", &L.down_proj}})
-        if (name.size() > std::strlen(suffix) && name.compare(name.size() - std::strlen(suffix), std::string::npos, suffix) == 0) return lin;
-    return nullptr;
-}
 
 void check_fixture_weights(const std::string& name, bool zero_point) {
     const std::string dir = test::fixture_path("models/" + name);
@@ -102,7 +39,7 @@ void check_fixture_weights(const std::string& name, bool zero_point) {
     SafetensorsFile deq(dir + "/dequantized.safetensors");
     int checked = 0;
     for (const auto& [tname, info] : deq.tensors()) {
-        Linear* lin = linear_named(w, tname);
+        Linear* lin = test::linear_by_name(w, tname);
         ASSERT_NE(lin, nullptr) << tname;
         ASSERT_EQ(lin->kind, Linear::Kind::Awq) << tname;
         ASSERT_EQ(lin->awq.group_size, 32);
@@ -149,11 +86,11 @@ TEST(CtInt4Checkpoint, ZeroPointsActuallyVary) {
 }
 
 TEST(CtInt4Checkpoint, ConfigVariantsParse) {
-    json q = fixture_config(kSym)["quantization_config"];
+    json q = test::fixture_config(kSym)["quantization_config"];
     q["config_groups"]["group_0"]["weights"]["actorder"] = "weight";  // reordered at quantize time: no g_idx
     q["config_groups"]["group_0"]["weights"]["group_size"] = 128;
     q["config_groups"]["group_0"].erase("format");  // the top-level format is enough
-    json c = fixture_config("stories260K");
+    json c = test::fixture_config("stories260K");
     c["quantization_config"] = q;
     const ModelConfig v = parse_model_config(c.dump(), "config.json");
     EXPECT_TRUE(v.quant.pack_quantized);
@@ -168,11 +105,11 @@ TEST(CtInt4Checkpoint, ConfigVariantsParse) {
 }
 
 TEST(CtInt4Checkpoint, UnsupportedSchemesAreRefusedByName) {
-    const json q = fixture_config(kZp)["quantization_config"];
+    const json q = test::fixture_config(kZp)["quantization_config"];
     const auto with = [&](const std::string& key, const json& value) {
         json b = q;
         b["config_groups"]["group_0"]["weights"][key] = value;
-        return config_error(b);
+        return test::quantization_config_error(b);
     };
     std::string e = with("num_bits", 8);
     EXPECT_NE(e.find("group_0.weights.num_bits is 8"), std::string::npos) << e;
@@ -194,121 +131,121 @@ TEST(CtInt4Checkpoint, UnsupportedSchemesAreRefusedByName) {
     EXPECT_NE(e.find("dynamic is true"), std::string::npos) << e;
     json b = q;
     b["config_groups"]["group_0"]["input_activations"] = {{"num_bits", 8}, {"type", "int"}, {"strategy", "token"}, {"dynamic", true}};
-    e = config_error(b);
+    e = test::quantization_config_error(b);
     EXPECT_NE(e.find("input_activations is set: quantized activations (W4A8, W4A4) are not supported"), std::string::npos) << e;
     b = q;
     b["format"] = "mixed-precision";
-    e = config_error(b);
+    e = test::quantization_config_error(b);
     EXPECT_NE(e.find("format \"mixed-precision\""), std::string::npos) << e;
     b = q;
     b["config_groups"]["group_0"]["format"] = "naive-quantized";
-    e = config_error(b);
+    e = test::quantization_config_error(b);
     EXPECT_NE(e.find("group_0.format is \"naive-quantized\""), std::string::npos) << e;
     b = q;
     b["config_groups"]["group_1"] = b["config_groups"]["group_0"];
-    e = config_error(b);
+    e = test::quantization_config_error(b);
     EXPECT_NE(e.find("2 groups"), std::string::npos) << e;
     b = q;
     b["config_groups"]["group_0"]["targets"] = {"Embedding"};
-    e = config_error(b);
+    e = test::quantization_config_error(b);
     EXPECT_NE(e.find("targets must include \"Linear\""), std::string::npos) << e;
     b = q;
     b["kv_cache_scheme"] = {{"num_bits", 8}, {"type", "float"}, {"strategy", "tensor"}};
-    e = config_error(b);
+    e = test::quantization_config_error(b);
     EXPECT_NE(e.find("kv_cache_scheme is set"), std::string::npos) << e;
     b = q;
     b["ignore"] = {"re:(unclosed"};
-    e = config_error(b);
+    e = test::quantization_config_error(b);
     EXPECT_NE(e.find("not a valid regular expression"), std::string::npos) << e;
     b = q;
     b["config_groups"]["group_0"].erase("weights");
-    e = config_error(b);
+    e = test::quantization_config_error(b);
     EXPECT_NE(e.find("group_0.weights is missing"), std::string::npos) << e;
 }
 
 TEST(CtInt4Checkpoint, MissingOrMisshapenTensorsAreNamed) {
-    const json cfg = fixture_config(kZp);
+    const json cfg = test::fixture_config(kZp);
     const std::string m = "model.layers.1.self_attn.k_proj";
-    auto t = fixture_tensors(kZp);
-    erase(t, m + ".weight_scale");
-    std::string e = load_error(cfg, t);
+    auto t = test::fixture_tensors(kZp);
+    test::erase_tensor(t, m + ".weight_scale");
+    std::string e = test::load_error(cfg, t);
     EXPECT_NE(e.find("tensor '" + m + ".weight_scale' is missing"), std::string::npos) << e;
 
-    t = fixture_tensors(kZp);
-    find(t, m + ".weight_scale")->shape = {2, 32};  // [out, groups] is [32, 2]
-    e = load_error(cfg, t);
+    t = test::fixture_tensors(kZp);
+    test::find_tensor(t, m + ".weight_scale")->shape = {2, 32};  // [out, groups] is [32, 2]
+    e = test::load_error(cfg, t);
     EXPECT_NE(e.find(m + ".weight_scale"), std::string::npos) << e;
     EXPECT_NE(e.find("[32, 2]"), std::string::npos) << e;
 
-    t = fixture_tensors(kZp);
-    find(t, m + ".weight_packed")->shape = {64, 4};  // [out, in/8] is [32, 8]
-    e = load_error(cfg, t);
+    t = test::fixture_tensors(kZp);
+    test::find_tensor(t, m + ".weight_packed")->shape = {64, 4};  // [out, in/8] is [32, 8]
+    e = test::load_error(cfg, t);
     EXPECT_NE(e.find(m + ".weight_packed"), std::string::npos) << e;
     EXPECT_NE(e.find("[32, 8]"), std::string::npos) << e;
 
-    t = fixture_tensors(kZp);
-    erase(t, m + ".weight_zero_point");
-    e = load_error(cfg, t);
+    t = test::fixture_tensors(kZp);
+    test::erase_tensor(t, m + ".weight_zero_point");
+    e = test::load_error(cfg, t);
     EXPECT_NE(e.find("tensor '" + m + ".weight_zero_point' is missing"), std::string::npos) << e;
     EXPECT_NE(e.find("not symmetric"), std::string::npos) << e;
 
-    t = fixture_tensors(kZp);
-    find(t, m + ".weight_zero_point")->shape = {2, 4};  // the unpacked [out, groups] would be [32, 2]; packed is [4, 2]
-    e = load_error(cfg, t);
+    t = test::fixture_tensors(kZp);
+    test::find_tensor(t, m + ".weight_zero_point")->shape = {2, 4};  // the unpacked [out, groups] would be [32, 2]; packed is [4, 2]
+    e = test::load_error(cfg, t);
     EXPECT_NE(e.find(m + ".weight_zero_point"), std::string::npos) << e;
     EXPECT_NE(e.find("[4, 2]"), std::string::npos) << e;
 
-    t = fixture_tensors(kZp);
+    t = test::fixture_tensors(kZp);
     int64_t wrong[2] = {32, 128};
-    find(t, m + ".weight_shape")->bytes = std::string(reinterpret_cast<const char*>(wrong), 16);
-    e = load_error(cfg, t);
+    test::find_tensor(t, m + ".weight_shape")->bytes = std::string(reinterpret_cast<const char*>(wrong), 16);
+    e = test::load_error(cfg, t);
     EXPECT_NE(e.find("'" + m + ".weight_shape' says [32, 128] but config.json gives this linear [32, 64]"), std::string::npos) << e;
 
-    t = fixture_tensors(kZp);
+    t = test::fixture_tensors(kZp);
     t.push_back({m + ".weight_g_idx", "I32", {64}, std::string(64 * 4, '\0')});
-    e = load_error(cfg, t);
+    e = test::load_error(cfg, t);
     EXPECT_NE(e.find("'" + m + ".weight_g_idx' permutes the input columns"), std::string::npos) << e;
 
     // A module the config quantizes but the checkpoint stores unquantized.
-    t = fixture_tensors(kZp);
-    erase(t, m + ".weight_packed");
+    t = test::fixture_tensors(kZp);
+    test::erase_tensor(t, m + ".weight_packed");
     t.push_back({m + ".weight", "F32", {32, 64}, std::string(32 * 64 * 4, '\0')});
-    e = load_error(cfg, t);
+    e = test::load_error(cfg, t);
     EXPECT_NE(e.find("'" + m + ".weight_packed' is missing: config.json says compressed-tensors pack-quantized"), std::string::npos) << e;
 
     // And the other way: packed weights under a module the ignore list names.
     json c2 = cfg;
     c2["quantization_config"]["ignore"].push_back("re:.*k_proj$");
-    e = load_error(c2, fixture_tensors(kZp));
+    e = test::load_error(c2, test::fixture_tensors(kZp));
     EXPECT_NE(e.find("holds packed int4 weights but config.json leaves model.layers.0.self_attn.k_proj unquantized"), std::string::npos) << e;
 }
 
 TEST(CtInt4Checkpoint, ShapesTheKernelsCannotRunAreNamed) {
     // A group of 128 does not divide stories260K's 64 input features.
-    json c = fixture_config(kSym);
+    json c = test::fixture_config(kSym);
     c["quantization_config"]["config_groups"]["group_0"]["weights"]["group_size"] = 128;
-    std::string e = load_error(c, fixture_tensors(kSym));
+    std::string e = test::load_error(c, test::fixture_tensors(kSym));
     EXPECT_NE(e.find("model.layers.0.self_attn.q_proj: group size 128 does not divide its 64 input features"), std::string::npos) << e;
     // The MLP's 172 output features cannot be packed eight to an int32 along the output.
-    c = fixture_config(kSym);
+    c = test::fixture_config(kSym);
     c["quantization_config"]["ignore"] = {"lm_head"};
-    e = load_error(c, fixture_tensors(kSym));
+    e = test::load_error(c, test::fixture_tensors(kSym));
     EXPECT_NE(e.find("model.layers.0.mlp.gate_proj has 172 output features, not a multiple of 8"), std::string::npos) << e;
 }
 
 TEST(CtInt4Checkpoint, BadScalesAreNamed) {
     const std::string m = "model.layers.3.self_attn.o_proj";
-    auto t = fixture_tensors(kZp);  // F16 scales
-    auto* s = find(t, m + ".weight_scale");
+    auto t = test::fixture_tensors(kZp);  // F16 scales
+    auto* s = test::find_tensor(t, m + ".weight_scale");
     const uint16_t inf = 0x7c00;
     std::memcpy(s->bytes.data() + 2 * 5, &inf, 2);
-    std::string e = load_error(fixture_config(kZp), t);
+    std::string e = test::load_error(test::fixture_config(kZp), t);
     EXPECT_NE(e.find("'" + m + ".weight_scale' holds the scale inf at index 5"), std::string::npos) << e;
-    t = fixture_tensors(kSym);  // BF16 scales: 1e6 is past fp16's range
-    s = find(t, m + ".weight_scale");
+    t = test::fixture_tensors(kSym);  // BF16 scales: 1e6 is past fp16's range
+    s = test::find_tensor(t, m + ".weight_scale");
     const uint16_t big = f32_to_bf16(1.0e6f);  // 999424 in BF16
     std::memcpy(s->bytes.data(), &big, 2);
-    e = load_error(fixture_config(kSym), t);
+    e = test::load_error(test::fixture_config(kSym), t);
     EXPECT_NE(e.find("'" + m + ".weight_scale' holds the scale 999424 at index 0"), std::string::npos) << e;
     EXPECT_NE(e.find("below 65504"), std::string::npos) << e;
 }

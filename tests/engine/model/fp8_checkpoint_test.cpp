@@ -13,66 +13,13 @@
 #include "engine/model/fp8_config.h"
 #include "engine/model/model_config.h"
 #include "engine/model/weights_loader.h"
-#include "tests/engine/model/safetensors_writer.h"
+#include "tests/engine/model/checkpoint_edits.h"
+#include "tests/support/linear_by_name.h"
 
 namespace folio {
 namespace {
 
 using nlohmann::json;
-
-std::vector<test::RawTensor> fixture_tensors(const std::string& name) {
-    SafetensorsFile f(test::fixture_path("models/" + name + "/model.safetensors"));
-    std::vector<test::RawTensor> out;
-    for (const auto& [n, t] : f.tensors())
-        out.push_back({n, std::string(dtype_name(t.dtype)), t.shape, std::string(static_cast<const char*>(t.data), t.nbytes)});
-    return out;
-}
-
-json fixture_config(const std::string& name) {
-    return json::parse(test::read_file(test::fixture_path("models/" + name + "/config.json")));
-}
-
-test::RawTensor* find(std::vector<test::RawTensor>& t, const std::string& name) {
-    for (auto& x : t)
-        if (x.name == name) return &x;
-    return nullptr;
-}
-
-std::string load_error(const json& config, const std::vector<test::RawTensor>& tensors) {
-    test::TempDir d;
-    test::write_file(d.file("config.json"), config.dump());
-    test::write_safetensors(d.file("model.safetensors"), tensors);
-    try {
-        ModelConfig c = load_model_config(d.path());
-        Checkpoint ck(d.path());
-        load_weights(ck, c);
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "";
-}
-
-std::string config_error(const json& q) {
-    json c = fixture_config("stories260K");
-    c["quantization_config"] = q;
-    try {
-        parse_model_config(c.dump(), "config.json");
-    } catch (const Error& e) {
-        return e.what();
-    }
-    return "";
-}
-
-Linear* linear_named(ModelWeights& w, const std::string& name) {
-    const int layer = std::stoi(name.substr(13));
-    LayerWeights& L = w.layers[size_t(layer)];
-    for (auto [suffix, lin] : {std::pair{"self_attn.q_proj.weight", &L.q_proj}, {"self_attn.k_proj.weight", &L.k_proj},
-                               {"self_attn.v_proj.weight", &L.v_proj}, {"self_attn.o_proj.weight", &L.o_proj},
-                               {"mlp.gate_proj.weight", &L.gate_proj}, {"mlp.up_proj.weight", &L.up_proj},
-                               {"mlp.down_proj.weight", &L.down_proj}})
-        if (name.size() > std::strlen(suffix) && name.compare(name.size() - std::strlen(suffix), std::string::npos, suffix) == 0) return lin;
-    return nullptr;
-}
 
 void check_fixture_weights(const std::string& name, Fp8Config::WeightScales expect_scales) {
     const std::string dir = test::fixture_path("models/" + name);
@@ -84,7 +31,7 @@ void check_fixture_weights(const std::string& name, Fp8Config::WeightScales expe
     SafetensorsFile deq(dir + "/dequantized.safetensors");
     int checked = 0;
     for (const auto& [tname, info] : deq.tensors()) {
-        Linear* lin = linear_named(w, tname);
+        Linear* lin = test::linear_by_name(w, tname);
         ASSERT_NE(lin, nullptr) << tname;
         ASSERT_EQ(lin->kind, Linear::Kind::Fp8) << tname;
         ASSERT_EQ(info.shape, (std::vector<int64_t>{lin->out, lin->in}));
@@ -122,12 +69,12 @@ TEST(Fp8Checkpoint, ConfigVariantsParse) {
     EXPECT_EQ(ct.quant.fp8.activations, Fp8Config::Activations::DynamicPerToken);
     EXPECT_FALSE(ct.quant.fp8.kv_cache_scheme);
 
-    json q = fixture_config("stories260K-fp8-ct")["quantization_config"];
+    json q = test::fixture_config("stories260K-fp8-ct")["quantization_config"];
     q["config_groups"]["group_0"]["input_activations"] = {{"num_bits", 8}, {"type", "float"}, {"strategy", "tensor"}, {"dynamic", false}};
     q["config_groups"]["group_0"]["weights"]["strategy"] = "tensor";
     q["ignore"] = {"re:.*lm_head", "re:model\\.layers\\.[0-2]\\.mlp\\.down_proj"};
     q["kv_cache_scheme"] = {{"num_bits", 8}, {"type", "float"}, {"strategy", "tensor"}, {"dynamic", false}, {"symmetric", true}};
-    json c = fixture_config("stories260K");
+    json c = test::fixture_config("stories260K");
     c["quantization_config"] = q;
     const ModelConfig v = parse_model_config(c.dump(), "config.json");
     EXPECT_EQ(v.quant.fp8.activations, Fp8Config::Activations::StaticPerTensor);
@@ -142,48 +89,48 @@ TEST(Fp8Checkpoint, ConfigVariantsParse) {
 }
 
 TEST(Fp8Checkpoint, UnsupportedSchemesAreRefusedByName) {
-    EXPECT_NE(config_error({{"quant_method", "fp8"}, {"weight_block_size", {128, 128}}}).find("weight_block_size"), std::string::npos);
-    EXPECT_NE(config_error({{"quant_method", "fp8"}, {"activation_scheme", "sometimes"}}).find("activation_scheme"), std::string::npos);
-    json q = fixture_config("stories260K-fp8-ct")["quantization_config"];
+    EXPECT_NE(test::quantization_config_error({{"quant_method", "fp8"}, {"weight_block_size", {128, 128}}}).find("weight_block_size"), std::string::npos);
+    EXPECT_NE(test::quantization_config_error({{"quant_method", "fp8"}, {"activation_scheme", "sometimes"}}).find("activation_scheme"), std::string::npos);
+    json q = test::fixture_config("stories260K-fp8-ct")["quantization_config"];
     json bad = q;
     bad["format"] = "int-quantized";
-    EXPECT_NE(config_error(bad).find("format \"int-quantized\" is not supported"), std::string::npos) << config_error(bad);
+    EXPECT_NE(test::quantization_config_error(bad).find("format \"int-quantized\" is not supported"), std::string::npos) << test::quantization_config_error(bad);
     bad = q;
     bad["config_groups"]["group_0"]["weights"]["type"] = "int";
-    EXPECT_NE(config_error(bad).find("8-bit int"), std::string::npos) << config_error(bad);
+    EXPECT_NE(test::quantization_config_error(bad).find("8-bit int"), std::string::npos) << test::quantization_config_error(bad);
     bad = q;
     bad["config_groups"]["group_0"]["weights"]["strategy"] = "group";
-    EXPECT_NE(config_error(bad).find("strategy \"group\" is not supported"), std::string::npos) << config_error(bad);
+    EXPECT_NE(test::quantization_config_error(bad).find("strategy \"group\" is not supported"), std::string::npos) << test::quantization_config_error(bad);
     bad = q;
     bad["config_groups"]["group_1"] = bad["config_groups"]["group_0"];
-    EXPECT_NE(config_error(bad).find("2 groups"), std::string::npos) << config_error(bad);
+    EXPECT_NE(test::quantization_config_error(bad).find("2 groups"), std::string::npos) << test::quantization_config_error(bad);
     bad = q;
     bad["ignore"] = {"re:(unclosed"};
-    EXPECT_NE(config_error(bad).find("not a valid regular expression"), std::string::npos) << config_error(bad);
+    EXPECT_NE(test::quantization_config_error(bad).find("not a valid regular expression"), std::string::npos) << test::quantization_config_error(bad);
 }
 
 TEST(Fp8Checkpoint, WrongScaleShapeIsNamed) {
-    auto t = fixture_tensors("stories260K-fp8");
-    auto* s = find(t, "model.layers.2.mlp.up_proj.weight_scale");
+    auto t = test::fixture_tensors("stories260K-fp8");
+    auto* s = test::find_tensor(t, "model.layers.2.mlp.up_proj.weight_scale");
     ASSERT_NE(s, nullptr);
     s->shape = {2};
     s->bytes = test::f32_bytes({0.1f, 0.2f});
-    std::string e = load_error(fixture_config("stories260K-fp8"), t);
+    std::string e = test::load_error(test::fixture_config("stories260K-fp8"), t);
     EXPECT_NE(e.find("'model.layers.2.mlp.up_proj.weight_scale' has shape [2], expected [] or [1]"), std::string::npos) << e;
     // Per-channel scales under a per-tensor config are refused too.
-    t = fixture_tensors("stories260K-fp8");
-    s = find(t, "model.layers.0.self_attn.q_proj.weight_scale");
+    t = test::fixture_tensors("stories260K-fp8");
+    s = test::find_tensor(t, "model.layers.0.self_attn.q_proj.weight_scale");
     s->shape = {64, 1};
     s->bytes = test::f32_bytes(std::vector<float>(64, 0.01f));
-    e = load_error(fixture_config("stories260K-fp8"), t);
+    e = test::load_error(test::fixture_config("stories260K-fp8"), t);
     EXPECT_NE(e.find("per tensor"), std::string::npos) << e;
     // And a single scale where compressed-tensors says "channel".
-    t = fixture_tensors("stories260K-fp8-ct");
-    s = find(t, "model.layers.4.self_attn.o_proj.weight_scale");
+    t = test::fixture_tensors("stories260K-fp8-ct");
+    s = test::find_tensor(t, "model.layers.4.self_attn.o_proj.weight_scale");
     s->dtype = "F32";
     s->shape = {};
     s->bytes = test::f32_bytes({0.01f});
-    e = load_error(fixture_config("stories260K-fp8-ct"), t);
+    e = test::load_error(test::fixture_config("stories260K-fp8-ct"), t);
     EXPECT_NE(e.find("'model.layers.4.self_attn.o_proj.weight_scale' has shape [] but config.json's weights strategy is \"channel\""),
               std::string::npos)
         << e;
@@ -191,24 +138,24 @@ TEST(Fp8Checkpoint, WrongScaleShapeIsNamed) {
 
 TEST(Fp8Checkpoint, NanInfiniteAndNegativeScalesAreRefused) {
     for (float bad : {NAN, INFINITY, -0.5f}) {
-        auto t = fixture_tensors("stories260K-fp8");
-        find(t, "model.layers.1.self_attn.v_proj.weight_scale")->bytes = test::f32_bytes({bad});
-        const std::string e = load_error(fixture_config("stories260K-fp8"), t);
+        auto t = test::fixture_tensors("stories260K-fp8");
+        test::find_tensor(t, "model.layers.1.self_attn.v_proj.weight_scale")->bytes = test::f32_bytes({bad});
+        const std::string e = test::load_error(test::fixture_config("stories260K-fp8"), t);
         EXPECT_NE(e.find("'model.layers.1.self_attn.v_proj.weight_scale' holds"), std::string::npos) << e;
     }
-    auto t = fixture_tensors("stories260K-fp8-ct");
-    auto* s = find(t, "model.layers.3.mlp.down_proj.weight_scale");
+    auto t = test::fixture_tensors("stories260K-fp8-ct");
+    auto* s = test::find_tensor(t, "model.layers.3.mlp.down_proj.weight_scale");
     const uint16_t nan_bf16 = 0x7FC0;
     std::memcpy(s->bytes.data() + 2 * 17, &nan_bf16, 2);
-    const std::string e = load_error(fixture_config("stories260K-fp8-ct"), t);
+    const std::string e = test::load_error(test::fixture_config("stories260K-fp8-ct"), t);
     EXPECT_NE(e.find("a NaN scale (nan at row 17)"), std::string::npos) << e;
 }
 
 TEST(Fp8Checkpoint, NanCodesInWeightsAreRefused) {
-    auto t = fixture_tensors("stories260K-fp8");
-    auto* w = find(t, "model.layers.0.mlp.gate_proj.weight");
+    auto t = test::fixture_tensors("stories260K-fp8");
+    auto* w = test::find_tensor(t, "model.layers.0.mlp.gate_proj.weight");
     w->bytes[size_t(5 * 64 + 7)] = char(0xFF);
-    const std::string e = load_error(fixture_config("stories260K-fp8"), t);
+    const std::string e = test::load_error(test::fixture_config("stories260K-fp8"), t);
     EXPECT_NE(e.find("'model.layers.0.mlp.gate_proj.weight' holds 1 NaN or infinite FP8 code(s) (the first at row 5, column 7)"),
               std::string::npos)
         << e;
@@ -216,51 +163,51 @@ TEST(Fp8Checkpoint, NanCodesInWeightsAreRefused) {
 
 TEST(Fp8Checkpoint, F8TensorsWhereTheConfigSaysOtherwiseAreRefused) {
     // No quantization_config at all.
-    json c = fixture_config("stories260K-fp8");
+    json c = test::fixture_config("stories260K-fp8");
     c.erase("quantization_config");
-    std::string e = load_error(c, fixture_tensors("stories260K-fp8"));
+    std::string e = test::load_error(c, test::fixture_tensors("stories260K-fp8"));
     EXPECT_NE(e.find("'model.layers.0.self_attn.q_proj.weight' is F8_E4M3 but config.json has no FP8 quantization_config"),
               std::string::npos)
         << e;
     // An ignored module stored in FP8.
-    c = fixture_config("stories260K-fp8");
+    c = test::fixture_config("stories260K-fp8");
     c["quantization_config"]["ignored_layers"] = {"lm_head", "model.layers.1.mlp.up_proj"};
-    e = load_error(c, fixture_tensors("stories260K-fp8"));
+    e = test::load_error(c, test::fixture_tensors("stories260K-fp8"));
     EXPECT_NE(e.find("'model.layers.1.mlp.up_proj.weight' is F8_E4M3 but config.json's quantization_config leaves "
                      "model.layers.1.mlp.up_proj unquantized"),
               std::string::npos)
         << e;
     // An FP8 config over an fp32 checkpoint.
-    c = fixture_config("stories260K-fp8");
-    e = load_error(c, fixture_tensors("stories260K"));
+    c = test::fixture_config("stories260K-fp8");
+    e = test::load_error(c, test::fixture_tensors("stories260K"));
     EXPECT_NE(e.find("is F32 but config.json's quantization_config says the linears are FP8"), std::string::npos) << e;
     // AWQ config over FP8 tensors.
-    c = fixture_config("stories260K-fp8");
+    c = test::fixture_config("stories260K-fp8");
     c["quantization_config"] = {{"quant_method", "awq"}, {"bits", 4}, {"group_size", 32}, {"zero_point", true}, {"version", "gemm"},
                                 {"modules_to_not_convert", {"self_attn", "mlp"}}};
-    e = load_error(c, fixture_tensors("stories260K-fp8"));
+    e = test::load_error(c, test::fixture_tensors("stories260K-fp8"));
     EXPECT_NE(e.find("is F8_E4M3 but config.json has no FP8 quantization_config"), std::string::npos) << e;
 }
 
 TEST(Fp8Checkpoint, MissingScalesAreNamed) {
-    auto t = fixture_tensors("stories260K-fp8");
+    auto t = test::fixture_tensors("stories260K-fp8");
     t.erase(std::remove_if(t.begin(), t.end(), [](const auto& x) { return x.name == "model.layers.4.mlp.down_proj.weight_scale"; }),
             t.end());
-    std::string e = load_error(fixture_config("stories260K-fp8"), t);
+    std::string e = test::load_error(test::fixture_config("stories260K-fp8"), t);
     EXPECT_NE(e.find("'model.layers.4.mlp.down_proj.weight_scale' is missing"), std::string::npos) << e;
     // A static activation scheme needs input_scale.
-    json c = fixture_config("stories260K-fp8");
+    json c = test::fixture_config("stories260K-fp8");
     c["quantization_config"]["activation_scheme"] = "static";
-    e = load_error(c, fixture_tensors("stories260K-fp8"));
+    e = test::load_error(c, test::fixture_tensors("stories260K-fp8"));
     EXPECT_NE(e.find("'model.layers.0.self_attn.q_proj.input_scale' is missing"), std::string::npos) << e;
 }
 
 TEST(Fp8Checkpoint, KvCacheScalesLoadAndAreChecked) {
-    json c = fixture_config("stories260K-fp8-ct");
+    json c = test::fixture_config("stories260K-fp8-ct");
     c["quantization_config"]["kv_cache_scheme"] = {{"num_bits", 8}, {"type", "float"}, {"strategy", "tensor"}, {"dynamic", false},
                                                    {"symmetric", true}};
-    auto t = fixture_tensors("stories260K-fp8-ct");
-    std::string e = load_error(c, t);
+    auto t = test::fixture_tensors("stories260K-fp8-ct");
+    std::string e = test::load_error(c, t);
     EXPECT_NE(e.find("although config.json has a kv_cache_scheme"), std::string::npos) << e;
     for (int l = 0; l < 5; ++l) {
         const std::string p = "model.layers." + std::to_string(l) + ".self_attn.";
@@ -277,12 +224,12 @@ TEST(Fp8Checkpoint, KvCacheScalesLoadAndAreChecked) {
     EXPECT_FLOAT_EQ(w.layers[2].k_scale, 0.03f);
     EXPECT_EQ(w.layers[4].v_scale, 0.015625f);
     // A NaN scale, and a layer without scales.
-    find(t, "model.layers.3.self_attn.k_scale")->bytes = test::f32_bytes({NAN});
-    e = load_error(c, t);
+    test::find_tensor(t, "model.layers.3.self_attn.k_scale")->bytes = test::f32_bytes({NAN});
+    e = test::load_error(c, t);
     EXPECT_NE(e.find("'model.layers.3.self_attn.k_scale' holds a NaN scale"), std::string::npos) << e;
     t.erase(std::remove_if(t.begin(), t.end(), [](const auto& x) { return x.name.rfind("model.layers.3.self_attn.", 0) == 0 && x.name.find("_scale") != std::string::npos && x.name.find("proj") == std::string::npos; }),
             t.end());
-    e = load_error(c, t);
+    e = test::load_error(c, t);
     EXPECT_NE(e.find("4 of 5 layers have k/v scales"), std::string::npos) << e;
 }
 

@@ -10,6 +10,7 @@
 #include "engine/core/error.h"
 #include "engine/core/thread_pool.h"
 #include "engine/cpu/cpu_kv_cache.h"
+#include "engine/cpu/kv_budget.h"
 #include "engine/cpu/cpu_linear.h"
 #include "engine/cpu/kernels.h"
 #include "engine/cpu/ops.h"
@@ -116,12 +117,17 @@ public:
 
     int64_t plan_kv_blocks(const KvLayout& layout, uint64_t budget_bytes, int64_t min_blocks) const override {
         const uint64_t per_block = kv_bytes_per_block(layout);
-        if (budget_bytes == 0) budget_bytes = std::min<uint64_t>(available_ram() / 4, 8ull << 30);
+        const uint64_t one_sequence = uint64_t(std::max<int64_t>(min_blocks, 0)) * per_block;
+        const bool chosen = budget_bytes == 0;
+        if (chosen) budget_bytes = cpu::default_kv_budget(available_ram(), one_sequence);
         const int64_t blocks = int64_t(budget_bytes / per_block);
         if (blocks < min_blocks) {
             throw Error("KV cache budget of " + std::to_string(budget_bytes >> 20) + " MiB holds " + std::to_string(blocks) +
                         " blocks of " + std::to_string(per_block >> 10) + " KiB, fewer than the " + std::to_string(min_blocks) +
-                        " needed for one full-length sequence; free memory or lower the context length");
+                        " (" + std::to_string((one_sequence + (1 << 20) - 1) >> 20) + " MiB) needed for one full-length sequence; " +
+                        (chosen ? "free memory (the default takes at most half of the free memory for one sequence), or set the "
+                                  "budget (--kv-cache-mb), or use an FP8 KV cache (--kv-cache-dtype fp8: a quarter of the bytes)"
+                                : "raise the budget (--kv-cache-mb) or use an FP8 KV cache (--kv-cache-dtype fp8: a quarter of the bytes)"));
         }
         return blocks;
     }

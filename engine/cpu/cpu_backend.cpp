@@ -10,7 +10,7 @@
 #include "engine/core/error.h"
 #include "engine/core/thread_pool.h"
 #include "engine/cpu/cpu_kv_cache.h"
-#include "engine/cpu/kv_budget.h"
+#include "engine/core/cpu_kv_budget.h"
 #include "engine/cpu/cpu_linear.h"
 #include "engine/cpu/kernels.h"
 #include "engine/cpu/ops.h"
@@ -119,7 +119,7 @@ public:
         const uint64_t per_block = kv_bytes_per_block(layout);
         const uint64_t one_sequence = uint64_t(std::max<int64_t>(min_blocks, 0)) * per_block;
         const bool chosen = budget_bytes == 0;
-        if (chosen) budget_bytes = cpu::default_kv_budget(available_ram(), one_sequence);
+        if (chosen) budget_bytes = default_cpu_kv_budget(available_ram(), one_sequence);
         const int64_t blocks = int64_t(budget_bytes / per_block);
         if (blocks < min_blocks) {
             throw Error("KV cache budget of " + std::to_string(budget_bytes >> 20) + " MiB holds " + std::to_string(blocks) +

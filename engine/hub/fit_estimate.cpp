@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/core/cpu_kv_budget.h"
 #include "engine/hub/blob_download.h"
 
 namespace folio::hub {
@@ -56,7 +57,11 @@ FitEstimate estimate_fit(const ModelSummary& m, const MemoryBudget& budget, int 
     f.usable = budget.usable;
 
     const double fixed = double(f.weights) + double(f.activations);
-    const double kv_room = budget.gpu ? double(budget.usable) - fixed : std::min<double>(double(budget.kv_budget), double(budget.usable) - fixed);
+    // The CPU backend's default budget: a quarter of the memory, or one whole conversation when that
+    // leaves half of what is left after the weights (default_cpu_kv_budget, as the backend plans it).
+    const uint64_t left = double(budget.usable) > fixed ? uint64_t(double(budget.usable) - fixed) : 0;
+    const uint64_t cpu_kv_budget = std::max(budget.kv_budget, default_cpu_kv_budget(left, f.kv_per_conversation));
+    const double kv_room = budget.gpu ? double(budget.usable) - fixed : std::min<double>(double(cpu_kv_budget), double(budget.usable) - fixed);
     f.conversations = kv_room > 0 ? int(std::min<double>(kMaxSeqs, kv_room / double(f.kv_per_conversation))) : 0;
     f.fits = f.conversations >= 1;
     const std::string ctx = std::to_string(f.context) + "-token";
@@ -73,10 +78,11 @@ FitEstimate estimate_fit(const ModelSummary& m, const MemoryBudget& budget, int 
         f.verdict = "does not fit: weights " + human_bytes(double(f.weights)) + " + activations " + human_bytes(double(f.activations)) +
                     " exceed the " + human_bytes(double(budget.usable)) + " usable on " + where +
                     "; a 4-bit (AWQ) build of the model needs about a third of the memory of fp16";
-    } else if (!budget.gpu && double(budget.kv_budget) < double(f.kv_per_conversation)) {
+    } else if (!budget.gpu && double(cpu_kv_budget) < double(f.kv_per_conversation)) {
         f.verdict = "does not fit: one " + ctx + " conversation needs " + human_bytes(double(f.kv_per_conversation)) +
-                    " of KV cache, more than the CPU backend's budget of " + human_bytes(double(budget.kv_budget)) +
-                    " (a quarter of available RAM, at most 8 GiB): choose a shorter context";
+                    " of KV cache, more than the CPU backend's budget of " + human_bytes(double(cpu_kv_budget)) +
+                    " (a quarter of available RAM, at most 8 GiB, or one conversation if that leaves half of the RAM"
+                    " the weights leave): choose a shorter context";
     } else {
         f.verdict = "does not fit: weights " + human_bytes(double(f.weights)) + " + activations " + human_bytes(double(f.activations)) +
                     " + one " + ctx + " conversation " + human_bytes(double(f.kv_per_conversation)) + " > " +

@@ -67,6 +67,20 @@ TEST(FitEstimate, CpuUsesFp32KvAndTheEnginesKvBudget) {
     EXPECT_NE(full.verdict.find("CPU backend's budget"), std::string::npos) << full.verdict;
 }
 
+TEST(FitEstimate, CpuBudgetGrowsToOneLongConversation) {
+    // 24 GiB free: the quarter (6 GiB) is less than one 32k conversation (8 GiB), which still leaves
+    // more than half of what the weights leave: the backend takes it, and the estimate says so.
+    const MemoryBudget b = memory_budget("RAM", false, 64 * GiB, 24 * GiB);
+    EXPECT_EQ(b.kv_budget, 6 * GiB);
+    const FitEstimate f = estimate_fit(llama31_8b(5730000000), b, 32768);
+    EXPECT_EQ(f.kv_per_conversation, 8 * GiB);
+    EXPECT_EQ(f.verdict, "fits: 1 conversation of 32768 tokens on the CPU");
+    // 12 GiB free: 8 GiB would be more than half of what is left: does not fit, naming the budget.
+    const FitEstimate tight = estimate_fit(llama31_8b(5730000000), memory_budget("RAM", false, 64 * GiB, 12 * GiB), 32768);
+    EXPECT_FALSE(tight.fits);
+    EXPECT_NE(tight.verdict.find("CPU backend's budget of 3.2 GB"), std::string::npos) << tight.verdict;
+}
+
 TEST(FitEstimate, SlidingWindowHoldsOnlyTheWindow) {
     ModelSummary s = llama31_8b(4000000000);
     s.sliding_window = 4096;

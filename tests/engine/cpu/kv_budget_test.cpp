@@ -5,7 +5,7 @@
 
 #include "engine/core/error.h"
 #include "engine/cpu/cpu_backend.h"
-#include "engine/cpu/kv_budget.h"
+#include "engine/core/cpu_kv_budget.h"
 #include "tests/engine/cpu/model_fixture.h"
 #include "tests/support/fixtures.h"
 
@@ -15,18 +15,18 @@ namespace {
 constexpr uint64_t GiB = 1ull << 30;
 
 TEST(KvBudget, AQuarterOfFreeMemoryAtMost8GiB) {
-    EXPECT_EQ(cpu::default_kv_budget(8 * GiB, GiB / 2), 2 * GiB);
-    EXPECT_EQ(cpu::default_kv_budget(64 * GiB, GiB), 8 * GiB);
-    EXPECT_EQ(cpu::default_kv_budget(0, 0), 0u);
+    EXPECT_EQ(default_cpu_kv_budget(8 * GiB, GiB / 2), 2 * GiB);
+    EXPECT_EQ(default_cpu_kv_budget(64 * GiB, GiB), 8 * GiB);
+    EXPECT_EQ(default_cpu_kv_budget(0, 0), 0u);
 }
 
 TEST(KvBudget, GrowsToOneFullSequenceWhileHalfOfFreeMemoryStaysFree) {
     // Qwen2.5-7B's 32k context in fp32 KV: 3.6 GiB for one sequence; 12 GiB free gives 3 GiB by default.
     const uint64_t one = uint64_t(3.6 * double(GiB));
-    EXPECT_EQ(cpu::default_kv_budget(12 * GiB, one), one);
-    EXPECT_EQ(cpu::default_kv_budget(2 * one, one), one);          // exactly half: still taken
-    EXPECT_EQ(cpu::default_kv_budget(2 * one - 1, one), (2 * one - 1) / 4);  // more than half: the quarter, refused later
-    EXPECT_EQ(cpu::default_kv_budget(80 * GiB, 12 * GiB), 12 * GiB);  // past the 8 GiB cap too, within half
+    EXPECT_EQ(default_cpu_kv_budget(12 * GiB, one), one);
+    EXPECT_EQ(default_cpu_kv_budget(2 * one, one), one);          // exactly half: still taken
+    EXPECT_EQ(default_cpu_kv_budget(2 * one - 1, one), (2 * one - 1) / 4);  // more than half: the quarter, refused later
+    EXPECT_EQ(default_cpu_kv_budget(80 * GiB, 12 * GiB), 12 * GiB);  // past the 8 GiB cap too, within half
 }
 
 TEST(KvBudget, ABudgetBelowOneSequenceIsRefusedWithWhatToChange) {

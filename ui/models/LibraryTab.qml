@@ -117,7 +117,7 @@ ScrollView {
                     wrapMode: Text.Wrap
                     color: Theme.textMuted
                     font.pixelSize: Theme.fontBody
-                    text: qsTr("Folio reads Hugging Face model folders from this computer: Llama-2 and Mistral-family checkpoints (LlamaForCausalLM or MistralForCausalLM) as fp16/bf16/fp32 .safetensors or AutoAWQ 4-bit (GEMM), with config.json and tokenizer.json or tokenizer.model. For example TheBloke/Llama-2-7B-Chat-AWQ or mistralai/Mistral-7B-Instruct-v0.2.")
+                    text: qsTr("Folio reads Hugging Face model folders from this computer: Llama-2, Llama-3.x, Mistral, Qwen2/Qwen2.5 and Qwen3 checkpoints as fp16/bf16/fp32 .safetensors, AutoAWQ 4-bit (GEMM), compressed-tensors 4-bit (W4A16) or FP8, with config.json and tokenizer.json or tokenizer.model. For example Qwen/Qwen2.5-7B-Instruct-AWQ or hugging-quants/Meta-Llama-3.1-8B-Instruct-AWQ-INT4.")
                 }
                 RowLayout {
                     spacing: Theme.s

@@ -45,6 +45,7 @@ Card {
             font.pixelSize: Theme.fontSmall
         }
         TextEdit {
+            objectName: "serveUrl"
             visible: card.server.listening
             Layout.fillWidth: true
             readOnly: true

@@ -68,9 +68,9 @@ QString LocalServer::status() const {
     if (!enabled_) return tr("Off");
     if (!status_.error.isEmpty()) return status_.error;
     if (!status_.listening) return tr("Starting…");
-    QString s = modelServed() ? tr("Serving %1 at %2").arg(bridge_->modelName(), url())
-                              : tr("Listening at %1; answers 503 until a local model is loaded").arg(url());
-    if (hasApiKey()) s += tr(" (and on this machine's other addresses; clients send the API key)");
+    // The URL itself is the line under this one in the view (selectable, to copy), so not repeated here.
+    QString s = modelServed() ? tr("Serving %1").arg(bridge_->modelName()) : tr("Listening; answers 503 until a local model is loaded");
+    s += hasApiKey() ? tr(", on this machine's other addresses too (clients send the API key):") : tr(" at:");
     return s;
 }
 

@@ -157,7 +157,11 @@ RoundResult run_once(const std::shared_ptr<const Model>& model, EngineOptions o,
         return true;
     }, deadline);
     const Event& end = seen[h].end;
-    if (end.reason != FinishReason::Cancelled) throw Error("folio-bench --suite frontdoor: the history request ended early: " + end.message);
+    if (end.reason != FinishReason::Cancelled)
+        throw Error(std::string("folio-bench --suite frontdoor: the history request ran and ended (") + finish_reason_name(end.reason) +
+                    (end.message.empty() ? "" : ": " + end.message) +
+                    ") before the measurement was over: the streams reached the end of the model's context first and let it in; "
+                    "use a model with a longer context (dummy: models take --context) or a shorter --window-s");
 
     RoundResult r;
     r.input_ms = end.timings.input_ms;

@@ -66,9 +66,12 @@ uint64_t incomplete_bytes(const std::string& cache) {
     uint64_t n = 0;
     const fs::path blobs = cache + "/models--karpathy--stories260K/blobs";
     std::error_code ec;
-    if (fs::is_directory(blobs, ec))
-        for (const auto& e : fs::directory_iterator(blobs))
-            if (e.path().extension() == ".incomplete") n += fs::file_size(e.path());
+    if (!fs::is_directory(blobs, ec)) return 0;
+    for (const auto& e : fs::directory_iterator(blobs, ec)) {
+        if (e.path().extension() != ".incomplete") continue;
+        const uintmax_t size = fs::file_size(e.path(), ec);  // the pull may finish a file (rename it) meanwhile
+        if (!ec) n += size;
+    }
     return n;
 }
 

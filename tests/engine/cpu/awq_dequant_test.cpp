@@ -15,22 +15,6 @@
 namespace folio {
 namespace {
 
-std::vector<float> all_logits(Backend& b, const Model& m, const std::vector<int32_t>& tokens) {
-    KvLayout layout{m.config.num_layers, m.config.num_kv_heads, m.config.head_dim, 16, 8};
-    b.allocate_kv(layout);
-    std::vector<float> out;
-    std::vector<float> logits;
-    for (size_t i = 0; i < tokens.size(); ++i) {  // one position at a time: logits of every position
-        ForwardBatch batch;
-        batch.tokens = {tokens[i]};
-        batch.block_tables = {0, 1, 2, 3, 4, 5, 6, 7};
-        batch.seqs.push_back(SeqSlice{0, 0, 1, int(i), 0, int(i) / 16 + 1, true});
-        b.forward(batch, logits);
-        out.insert(out.end(), logits.begin(), logits.end());
-    }
-    return out;
-}
-
 TEST(AwqPath, MatchesDequantizedCheckpoint) {
     const std::string dir = test::fixture_path("models/tiny-awq");
     auto awq = test::load_weights_only(dir);
@@ -57,8 +41,8 @@ TEST(AwqPath, MatchesDequantizedCheckpoint) {
     auto b_dense = make_cpu_backend(*dense, test::exact_cpu());
     const std::vector<int32_t> tokens = {1, 15043, 23072, 10235, 13833, 22578, 14027, 14027, 346, 4942, 21405, 29871, 13,
                                          450, 4996, 17354, 1701, 29916, 432, 17204};
-    const auto a = all_logits(*b_awq, *awq, tokens);
-    const auto d = all_logits(*b_dense, *dense, tokens);
+    const auto a = test::all_logits(*b_awq, *awq, tokens);
+    const auto d = test::all_logits(*b_dense, *dense, tokens);
     ASSERT_EQ(a.size(), d.size());
     double max_err = 0, max_abs = 0;
     for (size_t i = 0; i < a.size(); ++i) {

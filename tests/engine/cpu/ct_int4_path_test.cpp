@@ -19,21 +19,6 @@
 namespace folio {
 namespace {
 
-// Feeds `tokens` one position at a time; returns the logits of every position.
-std::vector<float> all_logits(Backend& b, const Model& m, const std::vector<int32_t>& tokens) {
-    b.allocate_kv(KvLayout{m.config.num_layers, m.config.num_kv_heads, m.config.head_dim, 16, 8});
-    std::vector<float> out, logits;
-    for (size_t i = 0; i < tokens.size(); ++i) {
-        ForwardBatch batch;
-        batch.tokens = {tokens[i]};
-        batch.block_tables = {0, 1, 2, 3, 4, 5, 6, 7};
-        batch.seqs.push_back(SeqSlice{0, 0, 1, int(i), 0, int(i) / 16 + 1, true});
-        b.forward(batch, logits);
-        out.insert(out.end(), logits.begin(), logits.end());
-    }
-    return out;
-}
-
 // Greedy: one prefill of the prompt, then `steps` tokens one at a time (argmax, lowest id on ties).
 std::vector<int32_t> greedy(Backend& b, const Model& m, const std::vector<int32_t>& prompt, int steps) {
     b.allocate_kv(KvLayout{m.config.num_layers, m.config.num_kv_heads, m.config.head_dim, 16, 8});
@@ -76,8 +61,8 @@ void check(const std::string& name) {
 
     const std::vector<int32_t> tokens = {1, 403, 407, 261, 378, 432, 383, 286, 261, 376, 298, 315, 421, 395, 317, 426, 338,
                                          401, 396, 267, 337, 410, 408, 419, 292, 411, 322, 265, 282, 295, 433, 426};
-    const auto a = all_logits(*b_ct, *ct, tokens);
-    const auto d = all_logits(*b_dense, *dense, tokens);
+    const auto a = test::all_logits(*b_ct, *ct, tokens);
+    const auto d = test::all_logits(*b_dense, *dense, tokens);
     ASSERT_EQ(a.size(), d.size());
     const size_t vocab = size_t(ct->config.vocab_size);
     double max_err = 0, max_abs = 0;

@@ -6,6 +6,7 @@
 #include <fstream>
 #include <mutex>
 #include <sstream>
+#include <unordered_map>
 
 #include "engine/core/error.h"
 #include "engine/tokenizer/sentencepiece_model_proto.h"
@@ -83,6 +84,18 @@ std::shared_ptr<const SentencePieceTokenizer> SentencePieceTokenizer::load_seria
     if (!status.ok()) throw Error(corrupt + " (" + status.ToString() + ")");
     const int n = impl->sp.GetPieceSize();
     if (n <= 0) throw Error(corrupt + " (it has no pieces)");
+
+    // Each piece's text must be unique. The library refuses duplicates among normal pieces but not
+    // between a normal piece and a control or unknown one; its decode then prints the other piece's
+    // text for the later id, so text and ids no longer agree (found by the sentencepiece_model fuzz
+    // target: a second "<s>" decoded as the unknown surface). No trained model has such a pair.
+    std::unordered_map<std::string, int> first_id;
+    for (int id = 0; id < n; ++id) {
+        const auto [it, fresh] = first_id.emplace(impl->sp.IdToPiece(id), id);
+        if (!fresh)
+            throw Error(corrupt + " (pieces " + std::to_string(it->second) + " and " + std::to_string(id) +
+                        " are both '" + it->first + "'; each piece must be unique)");
+    }
 
     if (facts.remove_extra_whitespaces) impl->leading = LeadingSpaceRule::DropWhileEmpty;
     else if (facts.add_dummy_prefix) impl->leading = LeadingSpaceRule::DropFirst;

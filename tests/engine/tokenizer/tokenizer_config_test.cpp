@@ -188,6 +188,10 @@ TEST(TokenizerLoading, CorruptModelNamesTheFile) {
         {"piece with a NUL byte", std::string("\x0a\x09\x0a\x05<unk>\x18\x02" "\x0a\x04\x0a\x02\x00\x31", 17) +
                                       std::string("\x0a\x05\x0a\x03" "abc")},
         {"empty piece", std::string("\x0a\x09\x0a\x05<unk>\x18\x02", 11) + std::string("\x0a\x02\x18\x01", 4)},
+        // Found by the sentencepiece_model fuzz target: a normal piece with the text of the unknown
+        // piece, which the library accepts but then decodes as the unknown surface.
+        {"duplicate piece", std::string("\x0a\x09\x0a\x05<unk>\x18\x02", 11) + std::string("\x0a\x09\x0a\x05<unk>\x18\x01", 11) +
+                                std::string("\x0a\x05\x0a\x03" "abc")},
     };
     for (const auto& [name, bytes] : cases) {
         SCOPED_TRACE(name);

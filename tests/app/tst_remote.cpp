@@ -1,6 +1,7 @@
 // "Connect to a server" against folio-server on loopback (started and killed by this test): the model
-// list, chats (two at once, as side-by-side sends them), the remote's timings on each reply, a server
-// killed mid-reply (the partial reply saved and marked), and the API key never in the log.
+// list, chats (two at once, as side-by-side sends them), the remote's timings on each reply, the
+// monitor reading the server's /metrics, a server killed mid-reply (the partial reply saved and
+// marked), and the API key never in the log.
 #include <QProcess>
 #include <QRegularExpression>
 #include <QSignalSpy>
@@ -62,6 +63,7 @@ private slots:
     void wrongKeyIsReported();
     void listsModelsAndConnects();
     void twoChatsAtOnceWithTheRemotesTimings();
+    void monitorReadsTheServersMetrics();
     void serverKilledMidReplyKeepsThePartialReply();
     void keyNeverInTheLog();
 
@@ -176,6 +178,40 @@ void RemoteTest::twoChatsAtOnceWithTheRemotesTimings() {
         QVERIFY(rows->data(ix, SequenceStatsModel::DecodeRole).toDouble() > 0);  // tokens/s
         QVERIFY(rows->data(ix, SequenceStatsModel::TtftRole).toDouble() > 0);    // latency
     }
+}
+
+// The monitor reads the connected folio-server's /metrics (with the key, which every route but /health
+// asks for): Folio's names, the tokens of the replies above, the throughput of a reply while it is
+// read; a wrong key is said once.
+void RemoteTest::monitorReadsTheServersMetrics() {
+    QVERIFY(remote_->connected());
+    MonitorModel monitor([](qint64) { return QString(); });
+    monitor.watchServer(bridge_->device(), remote_->apiKey(), 100);
+    QTRY_VERIFY_WITH_TIMEOUT(monitor.serverLoad().known(), 20000);
+    const ServerLoadView v = monitor.serverLoad();
+    QVERIFY2(monitor.serverStatus().isEmpty(), qPrintable(monitor.serverStatus()));
+    QCOMPARE(v.flavour(), QString("folio"));
+    QCOMPARE(v.running(), 0.0);  // nothing is being served now
+    QCOMPARE(v.waiting(), 0.0);
+    QVERIFY(v.kvUsage() >= 0 && v.kvUsage() <= 1);
+    QVERIFY2(v.prefixHitRate() >= 0 && v.prefixHitRate() <= 1, qPrintable(QString::number(v.prefixHitRate())));  // prompts were looked up
+    QVERIFY(v.load().generation_tokens && *v.load().generation_tokens > 0);  // the replies of the test above
+    QVERIFY(v.load().prompt_tokens && *v.load().prompt_tokens > 0);
+    // A reply served while the monitor reads: the server's generated tokens show as throughput.
+    const qint64 c = newConversation(64);
+    QVERIFY(actions_->send(c, "Tom had a red ball") > 0);
+    QTRY_VERIFY_WITH_TIMEOUT(!hub_->isGenerating(c), 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(monitor.decodeSeries()->peak() > 0, 10000);
+    QVERIFY(monitor.prefillSeries()->peak() > 0);
+
+    MonitorModel wrongKey([](qint64) { return QString(); });
+    QSignalSpy problems(&wrongKey.poller(), &ServerMetricsPoller::problemChanged);
+    wrongKey.watchServer(bridge_->device(), "not-the-key", 50);
+    QTRY_VERIFY_WITH_TIMEOUT(!wrongKey.serverStatus().isEmpty(), 20000);
+    QVERIFY2(wrongKey.serverStatus().contains("401"), qPrintable(wrongKey.serverStatus()));
+    QTest::qWait(300);  // several more refusals
+    QCOMPARE(problems.size(), 1);
+    QVERIFY(!wrongKey.serverLoad().known());
 }
 
 // SIGSTOP at the first text (so the reply cannot finish), then SIGKILL: the reply ends as an error

@@ -33,6 +33,8 @@ public:
     QString model() const { return model_; }
     void setModel(const QString& model);
     bool hasApiKey() const { return !apiKey_.isEmpty(); }
+    // For C++ only (the monitor's /metrics requests): QML never reads the key back.
+    QString apiKey() const { return apiKey_; }
     // Saves the key (trimmed; empty removes it).
     Q_INVOKABLE void setApiKey(const QString& key);
     QStringList models() const { return models_; }

@@ -79,6 +79,11 @@ AppController::AppController(const AppOptions& options, LogModel* log, QObject* 
         hub_->setModelName(info.name);
         if (info.backend != QLatin1String("remote")) library_->remember(info.spec);  // a server: RemoteConnection keeps it
         monitor_->reset();
+        // A server's load comes from its /metrics (info.device is its base URL).
+        if (info.backend == QLatin1String("remote")) monitor_->watchServer(info.device, remote_->apiKey());
+    });
+    connect(bridge_.get(), &EngineBridge::stateChanged, monitor_.get(), [this] {
+        if (bridge_->state() != EngineBridge::State::Ready || bridge_->backendName() != QLatin1String("remote")) monitor_->stopWatchingServer();
     });
     connect(hub_.get(), &GenerationHub::error, this, [](const QString& m) { spdlog::error("{}", m.toStdString()); });
     connect(actions_.get(), &ChatActions::error, this, [](const QString& m) { spdlog::error("{}", m.toStdString()); });

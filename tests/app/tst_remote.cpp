@@ -62,6 +62,7 @@ private slots:
     void cleanupTestCase();
     void wrongKeyIsReported();
     void listsModelsAndConnects();
+    void theConnectionIsRestoredAtStart();
     void twoChatsAtOnceWithTheRemotesTimings();
     void monitorReadsTheServersMetrics();
     void serverKilledMidReplyKeepsThePartialReply();
@@ -149,6 +150,36 @@ void RemoteTest::listsModelsAndConnects() {
     QCOMPARE(again.endpoint(), base_ + "/v1");
     QCOMPARE(again.model(), QString("stories260K"));
     QVERIFY(again.hasApiKey());
+}
+
+// Chats went to the server when the app last ran: the next start connects again; once a local model
+// has been loaded instead, it does not.
+void RemoteTest::theConnectionIsRestoredAtStart() {
+    const QString ini = dir_.filePath("settings.ini");  // as listsModelsAndConnects left it
+    EngineBridge bridge;
+    RemoteConnection again(&bridge, ini);
+    QVERIFY(again.restore());
+    QTRY_VERIFY_WITH_TIMEOUT(bridge.state() == EngineBridge::State::Ready || !bridge.lastError().isEmpty(), 20000);
+    QVERIFY2(bridge.state() == EngineBridge::State::Ready, qPrintable(bridge.lastError()));
+    QCOMPARE(bridge.backendName(), QString("remote"));
+    QCOMPARE(bridge.modelName(), QString("stories260K"));
+    QVERIFY(again.connected());
+    // A local model replaces the server: the next start loads that, not the server.
+    bridge.loadModel(folio::test::qtFixturePath("models/stories260K"), "cpu");
+    QTRY_VERIFY_WITH_TIMEOUT(bridge.state() == EngineBridge::State::Ready && bridge.backendName() == QLatin1String("cpu"), 60000);
+    EngineBridge later;
+    RemoteConnection next(&later, ini);
+    QVERIFY(!next.restore());
+    QCOMPARE(later.state(), EngineBridge::State::NoModel);
+    // Connected again by hand: remembered once more.
+    next.connectToServer();
+    QTRY_VERIFY_WITH_TIMEOUT(next.connected() || !later.lastError().isEmpty(), 20000);
+    QVERIFY2(next.connected(), qPrintable(later.lastError()));
+    EngineBridge third;
+    RemoteConnection thirdStart(&third, ini);
+    QVERIFY(thirdStart.restore());
+    QTRY_VERIFY_WITH_TIMEOUT(thirdStart.connected() || !third.lastError().isEmpty(), 20000);
+    QVERIFY2(thirdStart.connected(), qPrintable(third.lastError()));
 }
 
 // Side-by-side sends one prompt to several conversations at once: here two replies stream together

@@ -113,6 +113,8 @@ void AppController::start() {
     if (!options_.backend.isEmpty()) library_->setBackend(options_.backend);
     fitter_->probe(backend);
     localModels_->refresh();
+    // Chats went to a server when the app last ran: connect to it again (a --model given wins).
+    if (options_.model.isEmpty() && remote_->restore()) return;
     const QString spec = options_.model.isEmpty() ? library_->lastModel() : options_.model;
     if (!spec.isEmpty()) bridge_->loadModel(spec, backend, library_->quantization(), library_->kvCacheDtype());
 }

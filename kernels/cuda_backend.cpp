@@ -1,10 +1,12 @@
 #include "kernels/cuda_backend.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <string_view>
 #include <unordered_set>
 
 #include "engine/model/model.h"
@@ -31,9 +33,17 @@ DeviceMemory device_memory() {
     return {total_b, free_b};
 }
 
+// An integer setting from the environment; text that is not a whole integer is refused by name
+// (atoi read "512k" as 512 and "abc" as 0, and the range error then quoted a number nobody wrote).
 int env_int(const char* name, int fallback) {
     const char* v = std::getenv(name);
-    return v && *v ? std::atoi(v) : fallback;
+    if (!v || !*v) return fallback;
+    const std::string_view text(v);
+    int value = 0;
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    if (ec != std::errc() || end != text.data() + text.size())
+        throw Error(std::string(name) + " must be a whole number, not \"" + std::string(text) + "\"");
+    return value;
 }
 
 class CudaBackend final : public Backend {

@@ -2,10 +2,12 @@
 
 #include <algorithm>
 #include <chrono>
+#include <optional>
 #include <random>
 
 #include "app/server/logprobs_json.h"
 #include "app/server/openai_response.h"
+#include "app/server/sse_stream.h"
 #include "engine/core/error.h"
 
 namespace folio::server {
@@ -59,7 +61,6 @@ struct Exchange {
     struct ChoiceState {
         Choice choice;
         int tokens = 0;
-        bool role_sent = false;
         bool finished = false;
         // Logprobs of the tokens not yet sent (streaming) or of all (whole): chat's "content" list,
         // or the completions object.
@@ -70,11 +71,10 @@ struct Exchange {
     std::shared_ptr<LoadedModel> lm;
     std::shared_ptr<RequestStream> stream;
     ResponseHeader header;
-    bool include_usage = false;
     std::vector<ChoiceState> choices;
     std::vector<Event> pending;  // events not yet handled
+    std::optional<SseStream> sse;  // a streamed answer's framing
     Usage usage;
-    bool failed = false;
     bool logprobs = false;  // the request asked for them
 
     bool chat() const { return header.endpoint == Endpoint::ChatCompletions; }
@@ -156,42 +156,32 @@ void answer_whole(Exchange& x, httplib::Response& res) {
     res.set_content(dump(full_response(x.header, choices, x.usage)), "application/json");
 }
 
-// Writes the pending events as SSE; false when the client is gone.
+// Writes the pending events as SSE (framed by x.sse); false when the client is gone.
 bool write_pending(Exchange& x, httplib::DataSink& sink) {
+    SseStream& sse = *x.sse;
     std::string out;
     for (Event& e : x.pending) {
+        if (sse.ended()) break;
         const int i = x.index_of(e.id);
         if (size_t(i) >= x.choices.size()) continue;
         auto& c = x.choices[size_t(i)];
         if (e.kind == Event::Kind::Token) {
             ++c.tokens;
             x.add_logprobs(c, e);
-            // Nothing to show yet (a partial character, a possible stop string): its logprobs go with
-            // the next chunk that shows text.
-            if (e.text.empty() && c.role_sent) continue;
-            out += sse_event(stream_chunk(x.header, i, e.text, !c.role_sent, std::nullopt, x.include_usage, x.take_logprobs(c)));
-            c.role_sent = true;
+            // A token whose text does not show yet keeps its logprobs for the next chunk that does.
+            if (sse.shows(i, e.text)) out += sse.token(i, e.text, x.take_logprobs(c));
             continue;
         }
+        // Headers (200) are gone: the error is an event, as vLLM, llama.cpp and OpenAI's clients expect.
         if (e.kind == Event::Kind::Error) {
-            // Headers (200) are gone: the error is an event, as llama.cpp and OpenAI's clients expect.
-            out += sse_event(error_body(engine_error(e, x.total_tokens())));
-            x.failed = true;
+            out += sse.error(engine_error(e, x.total_tokens()));
             break;
         }
         x.finish(i, e);
-        if (!e.text.empty() || !c.role_sent) {
-            out += sse_event(stream_chunk(x.header, i, e.text, !c.role_sent, std::nullopt, x.include_usage, x.take_logprobs(c)));
-            c.role_sent = true;
-        }
-        // Tokens whose text never showed (an end token, a held tail) bring their logprobs here.
-        const nlohmann::ordered_json rest = x.has_logprobs(c) ? x.take_logprobs(c) : nlohmann::ordered_json(nullptr);
-        out += sse_event(stream_chunk(x.header, i, "", false, e.reason, x.include_usage, rest));
-        if (x.all_finished()) {
-            if (x.include_usage) out += sse_event(usage_chunk(x.header, x.usage));
-            out += sse_done();
-            break;
-        }
+        const nlohmann::ordered_json text_lp = sse.shows(i, e.text) ? x.take_logprobs(c) : nlohmann::ordered_json(nullptr);
+        // Tokens whose text never showed (an end token, a held tail) bring their logprobs to the closing chunk.
+        const nlohmann::ordered_json rest_lp = x.has_logprobs(c) ? x.take_logprobs(c) : nlohmann::ordered_json(nullptr);
+        out += sse.finish(i, e.text, e.reason, x.usage, text_lp, rest_lp);
     }
     x.pending.clear();
     return out.empty() || sink.write(out.data(), out.size());
@@ -209,11 +199,11 @@ void answer_stream(const std::shared_ptr<Exchange>& x, httplib::Response& res) {
         [x](size_t, httplib::DataSink& sink) {
             if (x->pending.empty()) x->wait();
             if (!write_pending(*x, sink)) return false;  // the client went away: the releaser cancels
-            if (x->failed || x->all_finished()) sink.done();
+            if (x->sse->ended()) sink.done();
             return true;
         },
         [x](bool success) {
-            if (!success || x->failed || !x->all_finished()) x->lm->router->cancel(*x->stream);
+            if (!success || x->sse->failed() || !x->all_finished()) x->lm->router->cancel(*x->stream);
         });
 }
 
@@ -230,9 +220,9 @@ void handle_completion(const std::shared_ptr<LoadedModel>& lm, const std::string
     auto x = std::make_shared<Exchange>();
     x->lm = lm;
     x->header = {endpoint, new_id(endpoint), int64_t(std::time(nullptr)), model_name};
-    x->include_usage = api.include_usage;
     x->logprobs = api.request.sampling.logprobs >= 0;
     x->choices.resize(size_t(api.n));
+    if (api.stream) x->sse.emplace(x->header, api.n, api.include_usage);
     x->stream = lm->router->submit(std::move(request), api.n);
     if (!api.stream) {
         try {

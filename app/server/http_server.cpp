@@ -9,6 +9,7 @@
 
 #include "app/server/completion_route.h"
 #include "app/server/openai_response.h"
+#include "app/server/process_memory.h"
 #include "engine/core/error.h"
 
 namespace folio::server {
@@ -225,7 +226,9 @@ void HttpServer::routes() {
 
     http_->Get("/metrics", guard([this, need_model](const httplib::Request&, httplib::Response& res) {
         auto lm = need_model();
-        res.set_content(metrics_.render(lm->engine->stats(), model_name_), "text/plain; version=0.0.4");
+        std::string text = metrics_.render(lm->engine->stats(), model_name_);
+        render_process_memory(text, read_process_memory());
+        res.set_content(text, "text/plain; version=0.0.4");
     }));
 }
 

@@ -102,7 +102,9 @@ Fp8QuantizeStats quantize_fp8_at_load(Model& model) {
     const auto t0 = std::chrono::steady_clock::now();
     QuantConfig& q = model.config.quant;
     if (q.method == QuantConfig::Method::Awq)
-        throw Error("--quantization fp8: " + model.name + " is already quantized (AutoAWQ 4-bit); FP8 at load converts fp16, bf16 or fp32 checkpoints");
+        throw Error("--quantization fp8: " + model.name + " is already quantized (" +
+                    (q.pack_quantized ? "compressed-tensors int4" : "AutoAWQ 4-bit") +
+                    "); FP8 at load converts fp16, bf16 or fp32 checkpoints");
     if (q.method == QuantConfig::Method::Fp8)
         throw Error("--quantization fp8: " + model.name + " is already an FP8 checkpoint; it runs as FP8 without the option");
     Fp8QuantizeStats stats;

@@ -1,6 +1,7 @@
 // "Connect to a server" against folio-server on loopback (started and killed by this test): the model
-// list, chats (two at once, as side-by-side sends them), the remote's timings on each reply, a server
-// killed mid-reply (the partial reply saved and marked), and the API key never in the log.
+// list, chats (two at once, as side-by-side sends them), the remote's timings on each reply, the
+// monitor reading the server's /metrics, a server killed mid-reply (the partial reply saved and
+// marked), and the API key never in the log.
 #include <QProcess>
 #include <QRegularExpression>
 #include <QSignalSpy>
@@ -61,7 +62,9 @@ private slots:
     void cleanupTestCase();
     void wrongKeyIsReported();
     void listsModelsAndConnects();
+    void theConnectionIsRestoredAtStart();
     void twoChatsAtOnceWithTheRemotesTimings();
+    void monitorReadsTheServersMetrics();
     void serverKilledMidReplyKeepsThePartialReply();
     void keyNeverInTheLog();
 
@@ -149,6 +152,36 @@ void RemoteTest::listsModelsAndConnects() {
     QVERIFY(again.hasApiKey());
 }
 
+// Chats went to the server when the app last ran: the next start connects again; once a local model
+// has been loaded instead, it does not.
+void RemoteTest::theConnectionIsRestoredAtStart() {
+    const QString ini = dir_.filePath("settings.ini");  // as listsModelsAndConnects left it
+    EngineBridge bridge;
+    RemoteConnection again(&bridge, ini);
+    QVERIFY(again.restore());
+    QTRY_VERIFY_WITH_TIMEOUT(bridge.state() == EngineBridge::State::Ready || !bridge.lastError().isEmpty(), 20000);
+    QVERIFY2(bridge.state() == EngineBridge::State::Ready, qPrintable(bridge.lastError()));
+    QCOMPARE(bridge.backendName(), QString("remote"));
+    QCOMPARE(bridge.modelName(), QString("stories260K"));
+    QVERIFY(again.connected());
+    // A local model replaces the server: the next start loads that, not the server.
+    bridge.loadModel(folio::test::qtFixturePath("models/stories260K"), "cpu");
+    QTRY_VERIFY_WITH_TIMEOUT(bridge.state() == EngineBridge::State::Ready && bridge.backendName() == QLatin1String("cpu"), 60000);
+    EngineBridge later;
+    RemoteConnection next(&later, ini);
+    QVERIFY(!next.restore());
+    QCOMPARE(later.state(), EngineBridge::State::NoModel);
+    // Connected again by hand: remembered once more.
+    next.connectToServer();
+    QTRY_VERIFY_WITH_TIMEOUT(next.connected() || !later.lastError().isEmpty(), 20000);
+    QVERIFY2(next.connected(), qPrintable(later.lastError()));
+    EngineBridge third;
+    RemoteConnection thirdStart(&third, ini);
+    QVERIFY(thirdStart.restore());
+    QTRY_VERIFY_WITH_TIMEOUT(thirdStart.connected() || !third.lastError().isEmpty(), 20000);
+    QVERIFY2(thirdStart.connected(), qPrintable(third.lastError()));
+}
+
 // Side-by-side sends one prompt to several conversations at once: here two replies stream together
 // from the server, each saved whole with the timings the remote gives (what the monitor shows).
 void RemoteTest::twoChatsAtOnceWithTheRemotesTimings() {
@@ -176,6 +209,40 @@ void RemoteTest::twoChatsAtOnceWithTheRemotesTimings() {
         QVERIFY(rows->data(ix, SequenceStatsModel::DecodeRole).toDouble() > 0);  // tokens/s
         QVERIFY(rows->data(ix, SequenceStatsModel::TtftRole).toDouble() > 0);    // latency
     }
+}
+
+// The monitor reads the connected folio-server's /metrics (with the key, which every route but /health
+// asks for): Folio's names, the tokens of the replies above, the throughput of a reply while it is
+// read; a wrong key is said once.
+void RemoteTest::monitorReadsTheServersMetrics() {
+    QVERIFY(remote_->connected());
+    MonitorModel monitor([](qint64) { return QString(); });
+    monitor.watchServer(bridge_->device(), remote_->apiKey(), 100);
+    QTRY_VERIFY_WITH_TIMEOUT(monitor.serverLoad().known(), 20000);
+    const ServerLoadView v = monitor.serverLoad();
+    QVERIFY2(monitor.serverStatus().isEmpty(), qPrintable(monitor.serverStatus()));
+    QCOMPARE(v.flavour(), QString("folio"));
+    QCOMPARE(v.running(), 0.0);  // nothing is being served now
+    QCOMPARE(v.waiting(), 0.0);
+    QVERIFY(v.kvUsage() >= 0 && v.kvUsage() <= 1);
+    QVERIFY2(v.prefixHitRate() >= 0 && v.prefixHitRate() <= 1, qPrintable(QString::number(v.prefixHitRate())));  // prompts were looked up
+    QVERIFY(v.load().generation_tokens && *v.load().generation_tokens > 0);  // the replies of the test above
+    QVERIFY(v.load().prompt_tokens && *v.load().prompt_tokens > 0);
+    // A reply served while the monitor reads: the server's generated tokens show as throughput.
+    const qint64 c = newConversation(64);
+    QVERIFY(actions_->send(c, "Tom had a red ball") > 0);
+    QTRY_VERIFY_WITH_TIMEOUT(!hub_->isGenerating(c), 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(monitor.decodeSeries()->peak() > 0, 10000);
+    QVERIFY(monitor.prefillSeries()->peak() > 0);
+
+    MonitorModel wrongKey([](qint64) { return QString(); });
+    QSignalSpy problems(&wrongKey.poller(), &ServerMetricsPoller::problemChanged);
+    wrongKey.watchServer(bridge_->device(), "not-the-key", 50);
+    QTRY_VERIFY_WITH_TIMEOUT(!wrongKey.serverStatus().isEmpty(), 20000);
+    QVERIFY2(wrongKey.serverStatus().contains("401"), qPrintable(wrongKey.serverStatus()));
+    QTest::qWait(300);  // several more refusals
+    QCOMPARE(problems.size(), 1);
+    QVERIFY(!wrongKey.serverLoad().known());
 }
 
 // SIGSTOP at the first text (so the reply cannot finish), then SIGKILL: the reply ends as an error

@@ -72,6 +72,7 @@ private slots:
     void reloadEndsApiRepliesThenServesTheNewEngine();
     void apiKeyIsRequiredOnceSet();
     void switchingOffClosesThePort();
+    void theSwitchIsRestoredOnceAModelIsLoaded();
 
 private:
     void startServing();
@@ -285,6 +286,44 @@ void ServeTest::switchingOffClosesThePort() {
     QCOMPARE(h.error, QNetworkReply::ConnectionRefusedError);
     // The GUI still has its engine.
     QCOMPARE(bridge_->state(), EngineBridge::State::Ready);
+}
+
+// The switch is kept: on when the app last ran, it turns on again once a local model is loaded, not
+// before; switched off, it stays off at the next start.
+void ServeTest::theSwitchIsRestoredOnceAModelIsLoaded() {
+    const QString ini = dir_.filePath("restore.ini");
+    {
+        QSettings last(ini, QSettings::IniFormat);
+        last.setValue("serve/enabled", true);
+        last.setValue("serve/port", 0);  // any free port
+    }
+    EngineBridge bridge;
+    LocalServer server(&bridge, ini);
+    QVERIFY(server.restorePending());
+    QTest::qWait(200);
+    QVERIFY(!server.enabled());  // no model yet: not switched on
+    QVERIFY(!server.listening());
+    bridge.loadModel(modelPath_, "cpu");
+    QTRY_COMPARE_WITH_TIMEOUT(bridge.state(), EngineBridge::State::Ready, 60000);
+    QVERIFY(server.enabled());
+    QVERIFY(!server.restorePending());
+    QTRY_VERIFY_WITH_TIMEOUT(server.listening() || !server.error().isEmpty(), 20000);
+    QVERIFY2(server.modelServed(), qPrintable(server.error()));
+    const HttpAnswer h = waitFor(net_.get(apiRequest(server.boundPort(), "/health")));
+    QCOMPARE(h.status, 200);
+    // Made again with the model already loaded (as at a start whose model loads fast): on at once.
+    {
+        LocalServer again(&bridge, ini);
+        QVERIFY(again.enabled());
+        again.setEnabled(false);
+        QTRY_VERIFY_WITH_TIMEOUT(!again.listening(), 20000);
+    }
+    // Switched off: stays off at the next start.
+    LocalServer off(&bridge, ini);
+    QVERIFY(!off.restorePending());
+    QVERIFY(!off.enabled());
+    server.setEnabled(false);
+    QTRY_VERIFY_WITH_TIMEOUT(!server.listening(), 20000);
 }
 
 QTEST_MAIN(ServeTest)

@@ -151,6 +151,8 @@ assert p1 - p0 == 7 and g1 - g0 == 12 and c1 - c0 == 7, (p1 - p0, g1 - g0, c1 - 
 curl -s "${auth[@]}" "$BASE/metrics" >"$work/metrics.txt"
 grep -q '^folio:http_errors_total{model_name="stories260K",status="400"}' "$work/metrics.txt" || fail "metrics count 400s"
 grep -q '^folio:time_to_first_token_seconds_count{model_name="stories260K"} [1-9]' "$work/metrics.txt" || fail "TTFT histogram"
+grep -q '^process_resident_memory_bytes [1-9]' "$work/metrics.txt" || fail "resident memory gauge"
+grep -q '^folio:heap_in_use_bytes [1-9]' "$work/metrics.txt" || fail "heap gauge"
 exec 3>&-
 stop_server
 echo "server_http_test: all checks passed"

@@ -854,7 +854,8 @@ TEST(CudaBackend, StepsWithMorePenalisedIdsThanTheBufferSampleOnTheHost) {
 TEST(CudaBackend, BadLinearPolicySwitchesAreRefusedByName) {
     const Fixture f = load("stories260K");
     for (const auto& [name, value] : {std::pair{"FOLIO_CUDA_CUBLAS", "2"}, std::pair{"FOLIO_CUDA_CUBLAS", "yes"},
-                                      std::pair{"FOLIO_AWQ_DEQUANT_MIN_ROWS", "-1"}, std::pair{"FOLIO_AWQ_DEQUANT_MIN_ROWS", "512x"}}) {
+                                      std::pair{"FOLIO_AWQ_DEQUANT_MIN_ROWS", "-1"}, std::pair{"FOLIO_AWQ_DEQUANT_MIN_ROWS", "512x"},
+                                      std::pair{"FOLIO_CUDA_PARTITION_SIZE", "512k"}, std::pair{"FOLIO_CUDA_PARTITION_SIZE", "abc"}}) {
         const ScopedEnv bad(name, value);
         try {
             make_cuda_backend(*f.model, small_options());

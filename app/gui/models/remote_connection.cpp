@@ -15,6 +15,11 @@ RemoteConnection::RemoteConnection(EngineBridge* bridge, const QString& settings
     model_ = settings_.value("remote/model").toString();
     apiKey_ = settings_.value("remote/apiKey").toString();
     connect(bridge_, &EngineBridge::stateChanged, this, &RemoteConnection::changed);  // connected
+    // A local model loaded: the next start loads that, not the server.
+    connect(bridge_, &EngineBridge::stateChanged, this, [this] {
+        if (bridge_->state() == EngineBridge::State::Ready && bridge_->backendName() != QLatin1String("remote"))
+            settings_.setValue("remote/connected", false);
+    });
 }
 
 void RemoteConnection::setEndpoint(const QString& url) {
@@ -84,8 +89,15 @@ void RemoteConnection::fetchModels() {
         });
 }
 
+bool RemoteConnection::restore() {
+    if (!settings_.value("remote/connected", false).toBool() || endpoint_.isEmpty() || model_.isEmpty()) return false;
+    connectToServer();
+    return true;
+}
+
 void RemoteConnection::connectToServer() {
     error_.clear();
+    settings_.setValue("remote/connected", true);
     emit changed();
     bridge_->connectRemote(endpoint_, apiKey_, model_);
 }

@@ -2,7 +2,8 @@
 // "Connect to a server" (Models page): an OpenAI-compatible endpoint (folio-server, vLLM, llama.cpp's
 // server), an optional API key and a model from the server's /v1/models; chats then go there through
 // engine/remote instead of a local model. Kept in settings.ini: the key readable by its owner only
-// and never written to the log or shown again.
+// and never written to the log or shown again; and whether chats went to the server when the app
+// last ran (a local model loaded since clears it), so the next start connects again.
 #include <QObject>
 #include <QSettings>
 #include <QStringList>
@@ -33,6 +34,8 @@ public:
     QString model() const { return model_; }
     void setModel(const QString& model);
     bool hasApiKey() const { return !apiKey_.isEmpty(); }
+    // For C++ only (the monitor's /metrics requests): QML never reads the key back.
+    QString apiKey() const { return apiKey_; }
     // Saves the key (trimmed; empty removes it).
     Q_INVOKABLE void setApiKey(const QString& key);
     QStringList models() const { return models_; }
@@ -45,6 +48,9 @@ public:
     Q_INVOKABLE void fetchModels();
     // Chats go to the server from now on (the local model is unloaded).
     Q_INVOKABLE void connectToServer();
+    // At start: connects again when chats went to the server when the app last ran (and the endpoint
+    // and model are known); true when it did.
+    bool restore();
 
 signals:
     void changed();

@@ -5,7 +5,43 @@
 namespace folio::app {
 
 MonitorModel::MonitorModel(std::function<QString(qint64)> titleOf, QObject* parent)
-    : QObject(parent), sequences_(std::move(titleOf)) {}
+    : QObject(parent), sequences_(std::move(titleOf)) {
+    connect(&poller_, &ServerMetricsPoller::loadRead, this, &MonitorModel::applyServerLoad);
+    connect(&poller_, &ServerMetricsPoller::problemChanged, this, [this](const QString& p) {
+        serverStatus_ = p;
+        emit updated();
+    });
+}
+
+void MonitorModel::watchServer(const QString& endpoint, const QString& apiKey, int intervalMs) {
+    requireOwnThread(this, "MonitorModel::watchServer");
+    reset();
+    watching_ = true;
+    poller_.start(endpoint, apiKey, intervalMs);
+    emit updated();
+}
+
+void MonitorModel::stopWatchingServer() {
+    if (!watching_) return;
+    poller_.stop();
+    watching_ = false;
+    serverLoad_ = ServerLoadView();
+    serverStatus_.clear();
+    emit updated();
+}
+
+void MonitorModel::applyServerLoad(const ServerLoad& load, qint64 atMs) {
+    requireOwnThread(this, "MonitorModel::applyServerLoad");
+    const ServerThroughput rates =
+        serverLoad_.known() ? server_throughput(serverLoad_.load(), load, double(atMs - serverReadAtMs_) / 1000.0) : ServerThroughput{};
+    serverLoad_ = ServerLoadView(load, rates);
+    serverReadAtMs_ = atMs;
+    ++updates_;
+    decode_.append(rates.generation_tok_s.value_or(0));
+    prefill_.append(rates.prompt_tok_s.value_or(0));
+    batch_.append(load.running.value_or(0));
+    emit updated();
+}
 
 void MonitorModel::apply(folio::EngineStats s) {
     requireOwnThread(this, "MonitorModel::apply");
@@ -44,6 +80,8 @@ void MonitorModel::reset() {
     updates_ = 0;
     for (TimeSeries* t : {&decode_, &prefill_, &kv_, &batch_, &memory_}) t->clear();
     sequences_.clear();
+    serverLoad_ = ServerLoadView();
+    serverStatus_.clear();
     emit updated();
 }
 

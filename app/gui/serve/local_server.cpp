@@ -12,11 +12,21 @@ LocalServer::LocalServer(EngineBridge* bridge, const QString& settingsFile, QObj
     apiKey_ = settings_.value("serve/apiKey").toString();
     connect(bridge_, &EngineBridge::servingChanged, this, &LocalServer::onServingChanged);
     connect(bridge_, &EngineBridge::stateChanged, this, &LocalServer::changed);  // modelServed, status
+    restorePending_ = settings_.value("serve/enabled", false).toBool();
+    connect(bridge_, &EngineBridge::stateChanged, this, &LocalServer::restoreOnceLoaded);
+    restoreOnceLoaded();
+}
+
+void LocalServer::restoreOnceLoaded() {
+    if (!restorePending_ || bridge_->state() != EngineBridge::State::Ready || bridge_->backendName() == QLatin1String("remote")) return;
+    setEnabled(true);
 }
 
 void LocalServer::setEnabled(bool on) {
+    restorePending_ = false;  // the user's choice (or the restore itself) settles it
     if (on == enabled_) return;
     enabled_ = on;
+    settings_.setValue("serve/enabled", on);
     if (on) {
         status_ = {};  // "Starting…" until the worker reports
         bridge_->startServing(port_, apiKey_);

@@ -2,7 +2,9 @@
 // "Serve on localhost" as the views see it: the switch, the port, an optional API key, and what the
 // server does (its URL, or why it cannot listen). The serving itself runs beside the engine on the
 // worker thread (LocalApiServer); this keeps the settings (settings.ini, the key readable by its
-// owner only and never logged) and follows the worker's reports.
+// owner only and never logged) and follows the worker's reports. The switch is kept too: switched on
+// when the app last ran, it turns on again once a local model has loaded (not before, and not for a
+// remote server, which leaves no engine to lend).
 #include <QObject>
 #include <QSettings>
 #include <QtQml/qqmlregistration.h>
@@ -31,7 +33,10 @@ public:
 
     bool enabled() const { return enabled_; }
     // On: listens (127.0.0.1 without a key); off: stops, cancelling the API requests in flight.
+    // Remembered for the next start.
     void setEnabled(bool on);
+    // The switch was on when the app last ran and waits for a local model to turn on again.
+    bool restorePending() const { return restorePending_; }
     int port() const { return port_; }
     // 1..65535, or 0 for any free port (tests). Restarts the server when it is on.
     void setPort(int port);
@@ -52,10 +57,12 @@ signals:
 private:
     void restart();
     void onServingChanged(const ServingStatus& status);
+    void restoreOnceLoaded();
 
     EngineBridge* bridge_;
     QSettings settings_;
     bool enabled_ = false;
+    bool restorePending_ = false;
     int port_ = kDefaultPort;
     QString apiKey_;
     ServingStatus status_;

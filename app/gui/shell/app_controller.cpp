@@ -82,6 +82,11 @@ AppController::AppController(const AppOptions& options, LogModel* log, QObject* 
         settings_->setDraftsSupported(hub_->draftsSupported());
         if (info.backend != QLatin1String("remote")) library_->remember(info.spec);  // a server: RemoteConnection keeps it
         monitor_->reset();
+        // A server's load comes from its /metrics (info.device is its base URL).
+        if (info.backend == QLatin1String("remote")) monitor_->watchServer(info.device, remote_->apiKey());
+    });
+    connect(bridge_.get(), &EngineBridge::stateChanged, monitor_.get(), [this] {
+        if (bridge_->state() != EngineBridge::State::Ready || bridge_->backendName() != QLatin1String("remote")) monitor_->stopWatchingServer();
     });
     connect(hub_.get(), &GenerationHub::error, this, [](const QString& m) { spdlog::error("{}", m.toStdString()); });
     connect(actions_.get(), &ChatActions::error, this, [](const QString& m) { spdlog::error("{}", m.toStdString()); });
@@ -111,6 +116,8 @@ void AppController::start() {
     if (!options_.backend.isEmpty()) library_->setBackend(options_.backend);
     fitter_->probe(backend);
     localModels_->refresh();
+    // Chats went to a server when the app last ran: connect to it again (a --model given wins).
+    if (options_.model.isEmpty() && remote_->restore()) return;
     const QString spec = options_.model.isEmpty() ? library_->lastModel() : options_.model;
     if (!spec.isEmpty()) bridge_->loadModel(spec, backend, library_->quantization(), library_->kvCacheDtype());
 }

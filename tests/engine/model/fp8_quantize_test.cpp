@@ -37,6 +37,8 @@ TEST(Fp8AtLoad, QuantizedModelsAndBadWeightsAreRefused) {
     awq.config.num_layers = 1;
     awq.weights = dummy_weights(awq.config, 1);
     EXPECT_NE(error_of(awq).find("already quantized (AutoAWQ 4-bit)"), std::string::npos) << error_of(awq);
+    awq.config.quant.pack_quantized = true;  // a compressed-tensors W4A16 checkpoint, repacked at load
+    EXPECT_NE(error_of(awq).find("already quantized (compressed-tensors int4)"), std::string::npos) << error_of(awq);
 
     Model m;
     m.name = "dummy:tiny-fp32";

@@ -187,6 +187,16 @@ TEST(TokenizerLoading, CorruptModelNamesTheFile) {
         // whose text starts with a NUL byte (an empty key of its trie); ours refuses it first.
         {"piece with a NUL byte", std::string("\x0a\x09\x0a\x05<unk>\x18\x02" "\x0a\x04\x0a\x02\x00\x31", 17) +
                                       std::string("\x0a\x05\x0a\x03" "abc")},
+        // Found by the sentencepiece_model fuzz target: "▁" as a control piece (here Llama-2's "<s>"
+        // renamed, and its normal "▁" piece renamed away) loads, but the library's encoder then
+        // fails its own check on ordinary text; refused at load by an encoding probe.
+        {"control piece for the space", [&] {
+             std::string m = good;
+             const std::string space_piece = std::string("\x0a\x03\xE2\x96\x81\x15", 6);
+             m.replace(m.find(space_piece), space_piece.size(), std::string("\x0a\x03~~~\x15", 6));
+             m.replace(m.find("\x0a\x03<s>"), 5, std::string("\x0a\x03\xE2\x96\x81", 5));
+             return m;
+         }()},
         {"empty piece", std::string("\x0a\x09\x0a\x05<unk>\x18\x02", 11) + std::string("\x0a\x02\x18\x01", 4)},
         // Found by the sentencepiece_model fuzz target: a normal piece with the text of the unknown
         // piece, which the library accepts but then decodes as the unknown surface.
@@ -198,6 +208,9 @@ TEST(TokenizerLoading, CorruptModelNamesTheFile) {
         write_file(path, bytes);
         const std::string msg = error_of([&] { load_tokenizer(dir.path()); });
         EXPECT_NE(msg.find("tokenizer file " + path + " is not a valid sentencepiece model"), std::string::npos) << msg;
+        if (name == "duplicate piece") EXPECT_NE(msg.find("pieces 0 and 1 are both '<unk>'"), std::string::npos) << msg;
+        if (name == "control piece for the space")
+            EXPECT_NE(msg.find("the sentencepiece library cannot encode text with it"), std::string::npos) << msg;
     }
 }
 

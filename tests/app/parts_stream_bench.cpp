@@ -221,7 +221,7 @@ int main(int argc, char** argv) {
         for (; n < perChunk && next < tokens.size(); ++n) text += tokens[next++];
         QElapsedTimer t;
         t.start();
-        emit replies.delta(ticket, text, n);
+        emit replies.delta(ticket, text, n, 0);
         counter.scan(window->contentItem());  // delegates made by this update
         updateMs.push_back(double(t.nsecsElapsed()) / 1e6);
         if (next >= tokens.size()) {

@@ -17,10 +17,11 @@ public:
     }
     void cancel(quint64 ticket) override { cancelled << ticket; }
 
-    void say(quint64 ticket, const QString& text) { emit delta(ticket, text, 1); }
-    void end(quint64 ticket, int tokens = 0, bool error = false, const QString& message = {}) {
+    void say(quint64 ticket, const QString& text, int draft = 0) { emit delta(ticket, text, 1, draft); }
+    void end(quint64 ticket, int tokens = 0, bool error = false, const QString& message = {}, int draft = 0) {
         GenerationEnd e;
         e.ticket = ticket;
+        e.draft = draft;
         e.error = error;
         e.message = message;
         e.stats.timings.generated_tokens = tokens;

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "app/gui/bridge/engine_bridge.h"
+#include "app/gui/bridge/engine_request.h"
 #include "app/gui/chat/chat_actions.h"
 #include "app/gui/chat/generation_hub.h"
 #include "app/gui/chat/message_list_model.h"
@@ -45,6 +46,7 @@ private slots:
     void failedReplyKeepsItsReason();
     void modelsStayOnTheGuiThread();
     void mutationFromAnotherThreadIsFatal();
+    void threeDraftsComeFromOneEngineRequest();
 
 private:
     qint64 newConversation(int maxTokens);
@@ -299,6 +301,67 @@ void BridgeTest::mutationFromAnotherThreadIsFatal() {
     QVERIFY(child.waitForFinished(20000));
     QCOMPARE(child.exitStatus(), QProcess::CrashExit);
     QVERIFY2(child.readAllStandardError().contains("MessageListModel::reload called from thread"), "no thread-affinity message");
+}
+
+// A chat with 3 drafts at temperature 1 on the real tiny model: one engine request with n = 3 (its
+// replies share the prompt's KV, reply i samples with seed + i), each reply streamed into its own
+// draft. The drafts are exactly the replies of one such request made straight to an engine.
+void BridgeTest::threeDraftsComeFromOneEngineRequest() {
+    SamplingSettings s = presetNamed("Balanced").settings;
+    s.temperature = 1.0;
+    s.topP = 1.0;
+    s.topK = 0;
+    s.minP = 0.0;
+    s.seed = 1234;
+    s.maxTokens = 48;
+    const qint64 c = actions_->newConversation("drafts", "Balanced");
+    store_->updateSettings(c, "", s, "Custom");
+    store_->setDrafts(c, 3);
+    const QString prompt = "Sam found a shiny stone";
+    const qint64 r = actions_->send(c, prompt);
+    QCOMPARE(hub_->draftCount(r), 3);
+    QTRY_VERIFY_WITH_TIMEOUT(!hub_->isGenerating(c), 60000);
+    const MessageRecord m = store_->message(r);
+    QCOMPARE(m.status, MessageStatus::Complete);
+    QCOMPARE(m.draftCount, 3);
+    const QList<DraftRecord> drafts = store_->drafts(r);
+    QCOMPARE(drafts.size(), 3);
+    for (const DraftRecord& d : drafts) {
+        QVERIFY2(!d.content.isEmpty(), qPrintable(QString("draft %1 is empty").arg(d.index)));
+        QVERIFY(d.generatedTokens > 0);
+        QVERIFY(!d.finishReason.isEmpty());
+    }
+    QCOMPARE(m.content, drafts[0].content);  // draft 1 is the reply until another is chosen
+    QVERIFY2(drafts[0].content != drafts[1].content || drafts[1].content != drafts[2].content,
+             "three drafts at temperature 1 with seeds 1234..1236 all came out the same");
+
+    // The same request (n = 3) straight into an engine of our own.
+    std::shared_ptr<const folio::Model> model = folio::load_model(modelPath_.toStdString());
+    folio::EngineOptions options;
+    options.backend.kind = folio::BackendKind::Cpu;
+    folio::Engine engine(model, folio::make_backend(*model, folio::backend_options_for(options)), options);
+    GenerationRequest gr;
+    gr.messages = {{"user", prompt.toStdString()}};
+    gr.sampling = s;
+    gr.n = 3;
+    const folio::RequestId id = engine.submit(toEngineRequest(gr));
+    std::map<folio::RequestId, std::string> direct;
+    int done = 0;
+    QElapsedTimer t;
+    t.start();
+    while (done < 3 && t.elapsed() < 60000) {
+        for (const folio::Event& e : engine.wait_events(std::chrono::milliseconds(200))) {
+            QVERIFY(e.id >= id && e.id < id + 3);
+            direct[e.id] += e.text;
+            if (e.kind != folio::Event::Kind::Token) ++done;
+        }
+    }
+    QCOMPARE(done, 3);
+    for (int i = 0; i < 3; ++i) QCOMPARE(drafts[i].content, QString::fromStdString(direct[id + folio::RequestId(i)]));
+
+    // Flipping to draft 3 makes it the reply the next turn sends.
+    actions_->switchDraft(r, +2);
+    QCOMPARE(store_->activePath(c).last().content, drafts[2].content);
 }
 
 // The child of mutationFromAnotherThreadIsFatal.

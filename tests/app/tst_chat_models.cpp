@@ -70,6 +70,10 @@ private slots:
     void replyCutWhileThinking();
     void historyLeavesReasoningToTheTemplate();
     void thinkingSwitchReachesTheTemplate();
+    void draftsStreamIntoTheirOwnSlots();
+    void switchingDraftsChangesTheHistory();
+    void draftsSettingAndRemoteEngine();
+    void stoppingDraftsEndsThemAll();
 
 private:
     MessagePartsModel* parts(int row) const {
@@ -710,6 +714,154 @@ void ChatModelsTest::thinkingSwitchReachesTheTemplate() {
     QCOMPARE(qwen3Prompt(replies_->requests.last()), on + "<think>\n\n</think>\n\n");
     // Another chat keeps its own switch.
     QVERIFY(store_->conversation(actions_->newConversation()).thinking);
+}
+
+// drafts = 3: one request with n = 3; each draft's text streams into its own slot (the parts model
+// shows the chosen one), the switcher flips between them while they stream, the message ends with
+// its last draft.
+void ChatModelsTest::draftsStreamIntoTheirOwnSlots() {
+    const qint64 c = actions_->newConversation();
+    ConversationSettings settings(store_.get());
+    settings.setConversationId(c);
+    settings.setDrafts(3);
+    QCOMPARE(store_->conversation(c).drafts, 3);
+    messages_->setConversationId(c);
+    QAbstractItemModelTester tester(messages_.get(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    const qint64 reply = actions_->send(c, "Name a colour");
+    QCOMPARE(replies_->requests.size(), 1);  // one request, not three
+    const GenerationRequest r = replies_->requests[0];
+    QCOMPARE(r.n, 3);
+    QCOMPARE(toEngineRequest(r).n, 3);
+    QCOMPARE(messages_->data(messages_->index(1), MessageListModel::DraftCountRole).toInt(), 3);
+    QCOMPARE(messages_->data(messages_->index(1), MessageListModel::DraftIndexRole).toInt(), 1);
+
+    replies_->say(r.ticket, "Red", 0);
+    replies_->say(r.ticket, "Blue", 1);
+    replies_->say(r.ticket, "<think>\nhmm</think>Green", 2);
+    replies_->say(r.ticket, " rose", 0);
+    QCOMPARE(role(1, MessageListModel::ContentRole), QString("Red rose"));
+    QCOMPARE(part(1, 0, MessagePartsModel::TextRole).toString(), QString("Red rose"));
+
+    // Flip to the third draft mid-stream: its reasoning and answer render through the same parts model.
+    actions_->switchDraft(reply, +1);
+    actions_->switchDraft(reply, +1);
+    actions_->switchDraft(reply, +1);  // past the last: stays
+    QCOMPARE(messages_->data(messages_->index(1), MessageListModel::DraftIndexRole).toInt(), 3);
+    QCOMPARE(role(1, MessageListModel::ContentRole), QString("Green"));
+    QCOMPARE(part(1, 0, MessagePartsModel::KindRole).toString(), QString("think"));
+    QCOMPARE(part(1, 0, MessagePartsModel::TextRole).toString(), QString("hmm"));
+    QCOMPARE(part(1, 1, MessagePartsModel::TextRole).toString(), QString("Green"));
+    replies_->say(r.ticket, " leaf", 2);
+    QCOMPARE(role(1, MessageListModel::ContentRole), QString("Green leaf"));
+    // Saved as they stream, each draft in its row, the chosen one as the message.
+    QTRY_COMPARE_WITH_TIMEOUT(store_->message(reply).content, QString("Green leaf"), 1000);
+    QCOMPARE(store_->drafts(reply)[1].content, QString("Blue"));
+
+    replies_->end(r.ticket, 2, false, {}, 0);
+    replies_->end(r.ticket, 1, false, {}, 1);
+    QVERIFY(messages_->generating());  // a draft still streams
+    QCOMPARE(store_->message(reply).status, MessageStatus::Streaming);
+    replies_->say(r.ticket, "!", 1);  // text after a draft's end is dropped (the worker sends none)
+    replies_->end(r.ticket, 4, false, {}, 2);
+    QVERIFY(!messages_->generating());
+    const MessageRecord m = store_->message(reply);
+    QCOMPARE(m.status, MessageStatus::Complete);
+    QCOMPARE(m.content, QString("Green leaf"));
+    QCOMPARE(m.reasoning, QString("hmm"));
+    QCOMPARE(m.chosenDraft, 2);
+    QCOMPARE(m.stats.timings.generated_tokens, 7);  // all drafts' tokens
+    QVERIFY(!GenerationHub::canContinue(m));
+    const QList<DraftRecord> d = store_->drafts(reply);
+    QCOMPARE(d.size(), 3);
+    QCOMPARE(d[0].content, QString("Red rose"));
+    QCOMPARE(d[0].generatedTokens, 2);
+    QCOMPARE(d[1].content, QString("Blue"));
+    QCOMPARE(d[2].finishReason, QString("stop"));
+    QCOMPARE(messages_->data(messages_->index(1), MessageListModel::DraftIndexRole).toInt(), 3);
+    // After the end, flipping back reads the stored draft.
+    actions_->switchDraft(reply, -1);
+    QCOMPARE(role(1, MessageListModel::ContentRole), QString("Blue"));
+    QCOMPARE(part(1, 0, MessagePartsModel::KindRole).toString(), QString("prose"));
+    QCOMPARE(store_->message(reply).chosenDraft, 1);
+}
+
+// The chosen draft is the reply the next turn's history sends; regenerating asks for drafts again.
+void ChatModelsTest::switchingDraftsChangesTheHistory() {
+    const qint64 c = actions_->newConversation();
+    store_->setDrafts(c, 2);
+    messages_->setConversationId(c);
+    const qint64 reply = actions_->send(c, "Pick one");
+    const quint64 t = replies_->requests.last().ticket;
+    replies_->say(t, "Alpha", 0);
+    replies_->say(t, "Beta", 1);
+    replies_->end(t, 1, false, {}, 0);
+    replies_->end(t, 1, false, {}, 1);
+    actions_->send(c, "Why?");
+    QCOMPARE(replies_->requests.last().messages, (Messages{{"user", "Pick one"}, {"assistant", "Alpha"}, {"user", "Why?"}}));
+    QCOMPARE(replies_->requests.last().n, 2);
+    replies_->end(replies_->requests.last().ticket, 0, false, {}, 0);
+    replies_->end(replies_->requests.last().ticket, 0, false, {}, 1);
+
+    actions_->switchDraft(reply, +1);
+    QCOMPARE(store_->activePath(c)[1].content, QString("Beta"));
+    actions_->regenerate(store_->activePath(c).last().id);  // the reply to "Why?" again
+    QCOMPARE(replies_->requests.last().messages, (Messages{{"user", "Pick one"}, {"assistant", "Beta"}, {"user", "Why?"}}));
+    QCOMPARE(replies_->requests.last().n, 2);
+}
+
+// The setting is clamped to 1..4 and saved; with a remote engine the hub asks for one reply and the
+// setting says why.
+void ChatModelsTest::draftsSettingAndRemoteEngine() {
+    const qint64 c = actions_->newConversation();
+    ConversationSettings settings(store_.get());
+    settings.setConversationId(c);
+    QCOMPARE(settings.drafts(), 1);
+    settings.setDrafts(9);
+    QCOMPARE(settings.drafts(), kMaxDrafts);
+    settings.setDrafts(0);
+    QCOMPARE(settings.drafts(), 1);
+    settings.setDrafts(3);
+    settings.setConversationId(actions_->newConversation());
+    QCOMPARE(settings.drafts(), 1);  // per chat
+    settings.setConversationId(c);
+    QCOMPARE(settings.drafts(), 3);
+    QVERIFY(settings.draftsNote().contains("3 drafts"));
+
+    hub_->setDraftsSupported(false);
+    settings.setDraftsSupported(false);
+    QVERIFY2(settings.draftsNote().contains("need the local engine"), qPrintable(settings.draftsNote()));
+    const qint64 reply = actions_->send(c, "Hello");
+    QCOMPARE(replies_->requests.last().n, 1);
+    replies_->say(replies_->requests.last().ticket, "Hi");
+    replies_->end(replies_->requests.last().ticket, 1);
+    QCOMPARE(store_->message(reply).content, QString("Hi"));
+    QCOMPARE(store_->message(reply).draftCount, 1);
+    QVERIFY(store_->drafts(reply).isEmpty());
+    hub_->setDraftsSupported(true);
+    actions_->regenerate(reply);
+    QCOMPARE(replies_->requests.last().n, 3);
+}
+
+// Stop ends every draft at once (one cancel: the engine's first id ends them all); their text stays.
+void ChatModelsTest::stoppingDraftsEndsThemAll() {
+    const qint64 c = actions_->newConversation();
+    store_->setDrafts(c, 2);
+    messages_->setConversationId(c);
+    const qint64 reply = actions_->send(c, "Go");
+    const quint64 t = replies_->requests.last().ticket;
+    replies_->say(t, "one", 0);
+    replies_->say(t, "two", 1);
+    replies_->end(t, 1, false, {}, 0);
+    actions_->stop(c);
+    QCOMPARE(replies_->cancelled, QList<quint64>{t});
+    QVERIFY(!messages_->generating());
+    replies_->say(t, " late", 1);  // dropped
+    const QList<DraftRecord> d = store_->drafts(reply);
+    QCOMPARE(d[0].finishReason, QString("stop"));
+    QCOMPARE(d[1].content, QString("two"));
+    QCOMPARE(d[1].finishReason, QString("cancelled"));
+    QCOMPARE(store_->message(reply).status, MessageStatus::Complete);
+    QCOMPARE(store_->message(reply).content, QString("one"));
 }
 
 QTEST_GUILESS_MAIN(ChatModelsTest)

@@ -252,7 +252,7 @@ void RemoteTest::serverKilledMidReplyKeepsThePartialReply() {
     const qint64 c = newConversation(480);
     bool frozen = false;
     QObject scope;
-    connect(bridge_.get(), &ReplySource::delta, &scope, [&](quint64, const QString&, int) {
+    connect(bridge_.get(), &ReplySource::delta, &scope, [&](quint64, const QString&, int, int) {
         if (!frozen) {
             ::kill(pid_t(server_.processId()), SIGSTOP);
             frozen = true;

@@ -64,6 +64,10 @@ private slots:
     void deleteRemovesMessagesAndSearchRows();
     void reasoningAndThinkingSwitchRoundTrip();
     void reasoningColumnsFromV5();
+    void draftsFromV6();
+    void draftsStreamSaveAndSurviveAKill();
+    void draftsExportImport();
+    void importRejectsBadDrafts();
 };
 
 void StoreTest::freshDatabaseIsCurrent() {
@@ -466,7 +470,7 @@ void StoreTest::reasoningColumnsFromV5() {
     }
     QSqlDatabase::removeDatabase("v5");
     ChatStore store(path);
-    QCOMPARE(schemaVersion(store.database()), 6);
+    QCOMPARE(schemaVersion(store.database()), kSchemaVersion);
     const MessageRecord m = store.message(2);
     QCOMPARE(m.content, QString("Try the Trolltunga fjord trail."));
     QCOMPARE(m.reasoning, QString());
@@ -474,6 +478,150 @@ void StoreTest::reasoningColumnsFromV5() {
     QVERIFY(store.conversation(7).thinking);
     store.updateContent(2, "Try Trolltunga.", "A classic hike.", 800);
     QCOMPARE(store.message(2).reasoning, QString("A classic hike."));
+}
+
+// A version-6 database (before drafts) opens with every reply a plain one and every chat at 1 draft.
+void StoreTest::draftsFromV6() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("v6.db");
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", "v6");
+        db.setDatabaseName(path);
+        QVERIFY(db.open());
+        migrate(db, 6);
+        seedAtVersion(db, 6);
+        db.close();
+    }
+    QSqlDatabase::removeDatabase("v6");
+    ChatStore store(path);
+    QCOMPARE(schemaVersion(store.database()), kSchemaVersion);
+    QCOMPARE(store.conversation(7).drafts, 1);
+    const MessageRecord m = store.message(2);
+    QCOMPARE(m.content, QString("Try the Trolltunga fjord trail."));
+    QCOMPARE(m.draftCount, 1);
+    QCOMPARE(m.chosenDraft, 0);
+    QVERIFY(store.drafts(2).isEmpty());
+    store.setDrafts(7, 3);
+    QCOMPARE(store.conversation(7).drafts, 3);
+    store.setDrafts(7, 99);  // clamped
+    QCOMPARE(store.conversation(7).drafts, kMaxDrafts);
+    // Choosing a draft a plain reply has not got changes nothing.
+    store.chooseDraft(2, 1);
+    QCOMPARE(store.message(2).content, QString("Try the Trolltunga fjord trail."));
+    QCOMPARE(store.message(2).chosenDraft, 0);
+}
+
+// Three drafts stream into their own rows; the chosen one is the message's text; a process killed
+// mid-reply (the row still 'streaming') reopens with the partial drafts and the choice kept.
+void StoreTest::draftsStreamSaveAndSurviveAKill() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("h.db");
+    qint64 id = 0;
+    {
+        ChatStore store(path);
+        const qint64 c = store.createConversation("drafts", "", {}, "");
+        MessageRecord u{.conversationId = c, .parentId = 0, .role = "user", .content = "Name a fjord."};
+        store.addMessage(u);
+        ReplyJournal journal(&store, 1000000);  // writes only when told (flush) or at finish
+        id = journal.begin(MessageRecord{.conversationId = c, .parentId = u.id}, 3);
+        QCOMPARE(store.message(id).draftCount, 3);  // the rows exist before any text
+        journal.append(id, 0, "Geiranger");
+        journal.append(id, 1, "<think>\nshort</think>Nærøy");
+        journal.append(id, 2, "Lyse");
+        QCOMPARE(journal.text(id), QString("Geiranger"));  // draft 0 is chosen at first
+        journal.choose(id, 1);
+        QCOMPARE(journal.text(id), QString("Nærøy"));
+        journal.finishDraft(id, 2, 1, "stop");
+        journal.flush();
+        const QList<DraftRecord> d = store.drafts(id);
+        QCOMPARE(d.size(), 3);
+        QCOMPARE(d[0].content, QString("Geiranger"));
+        QCOMPARE(d[1].content, QString("Nærøy"));
+        QCOMPARE(d[1].reasoning, QString("short"));
+        QCOMPARE(d[2].finishReason, QString("stop"));
+        QCOMPARE(d[0].finishReason, QString());
+        QCOMPARE(store.message(id).content, QString("Nærøy"));
+        QCOMPARE(store.message(id).chosenDraft, 1);
+        journal.append(id, 0, " fjord");
+        // The process dies here: the journal is dropped without finish() (its destructor's flush
+        // stands for the timer's last one), so the row still says 'streaming'.
+    }
+    ChatStore reopened(path);
+    QCOMPARE(reopened.interruptedAtOpen(), 1);
+    const MessageRecord m = reopened.message(id);
+    QCOMPARE(m.status, MessageStatus::Interrupted);
+    QCOMPARE(m.draftCount, 3);
+    QCOMPARE(m.chosenDraft, 1);
+    QCOMPARE(m.content, QString("Nærøy"));
+    QCOMPARE(reopened.drafts(id)[0].content, QString("Geiranger fjord"));
+    // After the restart the user flips to draft 3: it becomes the reply.
+    reopened.chooseDraft(id, 2);
+    QCOMPARE(reopened.message(id).content, QString("Lyse"));
+    QCOMPARE(reopened.message(id).chosenDraft, 2);
+    QCOMPARE(reopened.message(id).stats.finishReason, QString("stop"));
+    QCOMPARE(reopened.activePath(m.conversationId).last().content, QString("Lyse"));
+    // Deleting the chat takes the drafts with it.
+    reopened.deleteConversation(m.conversationId);
+    QVERIFY(reopened.drafts(id).isEmpty());
+}
+
+// JSON carries every draft and the choice (and the chat's setting); Markdown the chosen one, marked.
+void StoreTest::draftsExportImport() {
+    QTemporaryDir dir;
+    ChatStore store(dir.filePath("h.db"));
+    const qint64 c = store.createConversation("drafts", "", {}, "");
+    store.setDrafts(c, 2);
+    MessageRecord u{.conversationId = c, .parentId = 0, .role = "user", .content = "Pick a colour."};
+    store.addMessage(u);
+    MessageRecord a{.conversationId = c, .parentId = u.id, .role = "assistant", .content = "Blue", .model = "stories260K"};
+    store.addMessage(a);
+    store.saveDraft(a.id, DraftRecord{0, "Red", {}, 0, 2, "stop"});
+    store.saveDraft(a.id, DraftRecord{1, "Blue", "cool tones", 300, 3, "length"});
+    store.chooseDraft(a.id, 1);
+
+    const QByteArray json = exportJson(store, c);
+    const QJsonObject exported = QJsonDocument::fromJson(json).object()["messages"].toArray()[1].toObject();
+    QCOMPARE(exported["content"].toString(), QString("Blue"));  // readers without drafts get the chosen one
+    QCOMPARE(exported["chosen_draft"].toInt(), 1);
+    QCOMPARE(exported["drafts"].toArray().size(), 2);
+
+    const qint64 c2 = importJson(store, json);
+    QCOMPARE(store.conversation(c2).drafts, 2);
+    const MessageRecord copy = store.activePath(c2).last();
+    QCOMPARE(copy.content, QString("Blue"));
+    QCOMPARE(copy.reasoning, QString("cool tones"));
+    QCOMPARE(copy.draftCount, 2);
+    QCOMPARE(copy.chosenDraft, 1);
+    const QList<DraftRecord> d = store.drafts(copy.id);
+    QCOMPARE(d[0].content, QString("Red"));
+    QCOMPARE(d[0].generatedTokens, 2);
+    QCOMPARE(d[1].finishReason, QString("length"));
+    QCOMPARE(d[1].reasoningMs, qint64(300));
+
+    const QString md = exportMarkdown(store, c);
+    QVERIFY(md.contains("Blue"));
+    QVERIFY(!md.contains("Red"));
+    QVERIFY(md.contains("*(draft 2 of 2)*"));
+}
+
+void StoreTest::importRejectsBadDrafts() {
+    QTemporaryDir dir;
+    ChatStore store(dir.filePath("h.db"));
+    const auto rejects = [&](const QByteArray& json, const QString& expected) {
+        try {
+            importJson(store, json);
+            QFAIL("accepted a bad file");
+        } catch (const StoreError& e) {
+            QVERIFY2(e.message().contains(expected), qPrintable(e.message()));
+        }
+    };
+    rejects(R"({"format":"folio-conversation","version":1,"messages":[{"id":1,"role":"assistant","content":"a",)"
+            R"("drafts":[{"content":"a"},{"content":"b"}],"chosen_draft":2}]})", "messages[0].chosen_draft");
+    rejects(R"({"format":"folio-conversation","version":1,"messages":[{"id":1,"role":"assistant","content":"a",)"
+            R"("drafts":[{"content":"a"},{"content":7}],"chosen_draft":0}]})", "messages[0].drafts[1].content");
+    rejects(R"({"format":"folio-conversation","version":1,"messages":[{"id":1,"role":"assistant","content":"a",)"
+            R"("drafts":"many","chosen_draft":0}]})", "messages[0].drafts must be an array");
+    QCOMPARE(store.conversations().size(), 0);
 }
 
 QTEST_GUILESS_MAIN(StoreTest)

@@ -20,6 +20,8 @@ Item {
     required property bool canContinue
     required property int siblingIndex
     required property int siblingCount
+    required property int draftIndex  // 1-based; a reply asked for as several drafts
+    required property int draftCount
     required property bool isLast
     required property AppController app
     property bool compact: false
@@ -49,6 +51,22 @@ Item {
                 color: Theme.textMuted
                 font.pixelSize: Theme.fontSmall + 1
                 font.weight: Font.DemiBold
+            }
+            // The drafts of this reply (streaming at once): the one shown is what the chat goes on with.
+            BranchSwitcher {
+                objectName: "draftSwitcher"
+                visible: !msg.isUser && msg.draftCount > 1
+                index: msg.draftIndex
+                count: msg.draftCount
+                previousTip: qsTr("Previous draft")
+                nextTip: qsTr("Next draft")
+                onStep: (delta) => msg.app.chat.switchDraft(msg.messageId, delta)
+            }
+            Text {
+                visible: !msg.isUser && msg.draftCount > 1
+                text: qsTr("drafts")
+                color: Theme.textFaint
+                font.pixelSize: Theme.fontSmall
             }
             Chip {
                 visible: msg.status === "interrupted"

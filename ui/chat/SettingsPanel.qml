@@ -88,6 +88,36 @@ Rectangle {
                         font.pixelSize: Theme.fontSmall
                     }
                 }
+                FieldLabel { text: qsTr("Drafts"); Layout.leftMargin: Theme.l }
+                ColumnLayout {
+                    Layout.fillWidth: true
+                    Layout.leftMargin: Theme.l
+                    Layout.rightMargin: Theme.l
+                    spacing: Theme.xs
+                    RowLayout {
+                        spacing: Theme.s
+                        Repeater {
+                            model: 4
+                            delegate: PillButton {
+                                required property int index
+                                objectName: "drafts" + (index + 1)
+                                implicitHeight: 30
+                                text: String(index + 1)
+                                primary: panel.s.drafts === index + 1
+                                enabled: panel.s.draftsSupported || index === 0
+                                onClicked: panel.s.drafts = index + 1
+                            }
+                        }
+                    }
+                    Text {
+                        objectName: "draftsNote"
+                        Layout.fillWidth: true
+                        wrapMode: Text.Wrap
+                        text: panel.s.draftsNote
+                        color: panel.s.draftsSupported ? Theme.textFaint : Theme.warning
+                        font.pixelSize: Theme.fontSmall
+                    }
+                }
                 FieldLabel { text: qsTr("Sampling"); Layout.leftMargin: Theme.l }
                 ColumnLayout {
                     Layout.fillWidth: true

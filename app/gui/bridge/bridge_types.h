@@ -23,10 +23,14 @@ struct GenerationRequest {
     // The last message is a partial assistant reply to go on with (the engine's
     // Request::continue_final_message): no new turn is started, the text continues it.
     bool continueFinal = false;
+    // Drafts: n replies to the one prompt in one engine request (Request::n; they share the prompt's
+    // KV blocks, reply i samples with seed + i). Their text and ends carry the draft index 0..n-1.
+    int n = 1;
 };
 
 struct GenerationEnd {
     quint64 ticket = 0;
+    int draft = 0;  // which of the request's n replies ended
     bool error = false;
     QString message;  // error text for the user
     ReplyStats stats;

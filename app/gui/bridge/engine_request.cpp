@@ -17,6 +17,7 @@ folio::Request toEngineRequest(const GenerationRequest& r) {
     if (s.seed >= 0) req.sampling.seed = uint64_t(s.seed);  // else: a new random seed per reply
     req.stop.max_tokens = s.maxTokens;
     req.tag = r.tag.toStdString();
+    req.n = r.n;
     return req;
 }
 

@@ -128,27 +128,40 @@ void EngineWorker::connectRemote(const QString& endpoint, const QString& apiKey,
     }
 }
 
+void EngineWorker::track(quint64 firstId, const GenerationRequest& r) {
+    const int n = std::max(1, r.n);
+    for (int i = 0; i < n; ++i) replyOfRequest_.insert(firstId + quint64(i), Reply{r.ticket, i});
+    requestOfTicket_.insert(r.ticket, firstId);
+    repliesLeft_.insert(r.ticket, n);
+}
+
 void EngineWorker::submit(const GenerationRequest& r) {
+    if (remote_ && r.n > 1) {
+        // The remote backend takes one reply per request; the chat asks for drafts only from a local
+        // engine (ConversationSettings says so), so this is a caller's mistake made plain.
+        for (int i = 0; i < r.n; ++i) {
+            emit finished(GenerationEnd{r.ticket, i, true, tr("Drafts need the local engine: a remote server gives one reply per request."), {}});
+        }
+        return;
+    }
     if (remote_) {
-        const RequestId id = remote_->submit(toEngineRequest(r));
-        ticketOfRequest_.insert(id, r.ticket);
-        requestOfTicket_.insert(r.ticket, id);
+        track(remote_->submit(toEngineRequest(r)), r);
         return;
     }
     if (!engine_) {
-        emit finished(GenerationEnd{r.ticket, true, tr("No model is loaded: choose one in Models first."), {}});
+        for (int i = 0; i < std::max(1, r.n); ++i) {
+            emit finished(GenerationEnd{r.ticket, i, true, tr("No model is loaded: choose one in Models first."), {}});
+        }
         return;
     }
-    const RequestId id = engine_->submit(toEngineRequest(r));
-    ticketOfRequest_.insert(id, r.ticket);
-    requestOfTicket_.insert(r.ticket, id);
+    track(engine_->submit(toEngineRequest(r)), r);
 }
 
 void EngineWorker::cancel(quint64 ticket) {
     const auto it = requestOfTicket_.constFind(ticket);
     if (it == requestOfTicket_.constEnd()) return;
     if (remote_) remote_->cancel(*it);
-    if (engine_) engine_->cancel(*it);
+    if (engine_) engine_->cancel(*it);  // the first id: all its replies end
 }
 
 void EngineWorker::setStatsInterval(int ms) { statsTimer_->setInterval(ms); }
@@ -157,8 +170,8 @@ void EngineWorker::shutdown() {
     statsTimer_->stop();
     if (engine_ || remote_) {
         // Replies still running end as errors the GUI can show ("the model was unloaded").
-        for (auto it = requestOfTicket_.cbegin(); it != requestOfTicket_.cend(); ++it) {
-            emit finished(GenerationEnd{it.key(), true, tr("The model was unloaded."), {}});
+        for (auto it = replyOfRequest_.cbegin(); it != replyOfRequest_.cend(); ++it) {
+            emit finished(GenerationEnd{it->ticket, it->draft, true, tr("The model was unloaded."), {}});
         }
     }
     ++engineGeneration_;
@@ -170,8 +183,9 @@ void EngineWorker::shutdown() {
     remote_.reset();  // cancels its requests and waits for their threads
     pending_.clear();
     pendingOrder_.clear();
-    ticketOfRequest_.clear();
+    replyOfRequest_.clear();
     requestOfTicket_.clear();
+    repliesLeft_.clear();
 }
 
 void EngineWorker::startServing(int port, const QString& apiKey) {
@@ -199,16 +213,16 @@ void EngineWorker::stopServing() {
 
 void EngineWorker::onEngineEvent(quint64 generation, const Event& e) {
     if (generation != engineGeneration_) return;
-    const auto it = ticketOfRequest_.constFind(e.id);
-    if (it == ticketOfRequest_.constEnd()) return;
-    const quint64 ticket = *it;
+    const auto it = replyOfRequest_.constFind(e.id);
+    if (it == replyOfRequest_.constEnd()) return;
+    const Reply reply = *it;
     // Token events carry the text they complete; a Finished/Error event may carry held-back text
     // too (the tail of a possible stop string that was not one), which goes out before the end.
     if (!e.text.empty() || e.kind == Event::Kind::Token) {
-        auto p = pending_.find(ticket);
+        auto p = pending_.find(e.id);
         if (p == pending_.end()) {
-            p = pending_.insert(ticket, {});
-            pendingOrder_ << ticket;
+            p = pending_.insert(e.id, {});
+            pendingOrder_ << e.id;
         }
         p->text += QString::fromStdString(e.text);
         if (e.kind == Event::Kind::Token) p->tokens += 1;
@@ -217,31 +231,37 @@ void EngineWorker::onEngineEvent(quint64 generation, const Event& e) {
             return;
         }
     }
-    flushTicket(ticket);
+    flushReply(e.id);
     GenerationEnd end;
-    end.ticket = ticket;
+    end.ticket = reply.ticket;
+    end.draft = reply.draft;
     end.error = e.kind == Event::Kind::Error || e.reason == FinishReason::Error;
     end.message = q(e.message);
     end.stats.timings = e.timings;
     end.stats.finishReason = QString::fromLatin1(finish_reason_name(e.reason));
     if (end.error) spdlog::warn("generation failed: {}", e.message);
-    ticketOfRequest_.remove(e.id);
-    requestOfTicket_.remove(ticket);
+    replyOfRequest_.remove(e.id);
+    if (--repliesLeft_[reply.ticket] <= 0) {
+        repliesLeft_.remove(reply.ticket);
+        requestOfTicket_.remove(reply.ticket);
+    }
     emit finished(end);
 }
 
-void EngineWorker::flushTicket(quint64 ticket) {
-    const auto p = pending_.constFind(ticket);
+void EngineWorker::flushReply(quint64 requestId) {
+    const auto p = pending_.constFind(requestId);
     if (p == pending_.constEnd()) return;
-    emit delta(ticket, p->text, p->tokens);
-    pending_.remove(ticket);
-    pendingOrder_.removeOne(ticket);
+    const Reply r = replyOfRequest_.value(requestId);
+    emit delta(r.ticket, p->text, p->tokens, r.draft);
+    pending_.remove(requestId);
+    pendingOrder_.removeOne(requestId);
 }
 
 void EngineWorker::flushDeltas() {
-    for (quint64 t : std::as_const(pendingOrder_)) {
-        const Pending& p = pending_[t];
-        emit delta(t, p.text, p.tokens);
+    for (quint64 id : std::as_const(pendingOrder_)) {
+        const Pending& p = pending_[id];
+        const Reply r = replyOfRequest_.value(id);
+        emit delta(r.ticket, p.text, p.tokens, r.draft);
     }
     pending_.clear();
     pendingOrder_.clear();

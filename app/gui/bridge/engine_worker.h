@@ -59,7 +59,7 @@ signals:
     void loadProgress(const QString& phase, qint64 done, qint64 total, const QString& unit);
     void modelLoaded(const folio::app::ModelInfo& info);
     void loadFailed(const QString& spec, const QString& message);
-    void delta(quint64 ticket, const QString& text, int tokens);
+    void delta(quint64 ticket, const QString& text, int tokens, int draft);
     void finished(const folio::app::GenerationEnd& end);
     void statsUpdated(const folio::EngineStats& stats);
     void servingChanged(const folio::app::ServingStatus& status);
@@ -68,7 +68,8 @@ private:
     void onEngineEvent(quint64 generation, const folio::Event& event);
     void pollStats();
     void flushDeltas();
-    void flushTicket(quint64 ticket);
+    void flushReply(quint64 requestId);
+    void track(quint64 firstId, const GenerationRequest& r);
 
     // The engine's event callback: API requests' events go to the local server's handlers, the rest
     // (the GUI's) come here. Declared before the engine: the engine stops first.
@@ -78,8 +79,14 @@ private:
     std::unique_ptr<LocalApiServer> api_;  // while serving
     std::unique_ptr<folio::remote::RemoteEngine> remote_;  // instead of engine_ when connected to a server
     quint64 engineGeneration_ = 0;  // bumps per engine so late events of an old one are dropped
-    QHash<quint64, quint64> ticketOfRequest_;  // engine RequestId -> ticket
-    QHash<quint64, quint64> requestOfTicket_;
+    // A request with n replies (drafts) has engine ids first .. first + n - 1, one per draft.
+    struct Reply {
+        quint64 ticket = 0;
+        int draft = 0;
+    };
+    QHash<quint64, Reply> replyOfRequest_;     // engine RequestId -> ticket and draft
+    QHash<quint64, quint64> requestOfTicket_;  // ticket -> first RequestId (cancelling it ends all)
+    QHash<quint64, int> repliesLeft_;          // ticket -> replies not yet ended
     QTimer* statsTimer_ = nullptr;
     // Tokens are coalesced for up to one frame (16 ms): the GUI re-lays out a reply once per chunk,
     // not once per token, however fast a small model decodes. Order is kept per ticket.
@@ -87,7 +94,7 @@ private:
         QString text;
         int tokens = 0;
     };
-    QHash<quint64, Pending> pending_;
+    QHash<quint64, Pending> pending_;  // by engine RequestId
     QList<quint64> pendingOrder_;
     QTimer* flushTimer_ = nullptr;
 };

@@ -125,6 +125,12 @@ void ChatActions::switchBranch(qint64 messageId, int step) {
     emit pathChanged(m.conversationId);
 }
 
+void ChatActions::switchDraft(qint64 messageId, int step) {
+    const int i = hub_->chosenDraft(messageId) + step;
+    if (i < 0 || i >= hub_->draftCount(messageId)) return;
+    hub_->chooseDraft(messageId, i);
+}
+
 void ChatActions::stop(qint64 conversationId) { hub_->stop(conversationId); }
 
 void ChatActions::copyToClipboard(const QString& text) {

@@ -32,6 +32,9 @@ public:
     Q_INVOKABLE qint64 continueReply(qint64 assistantMessageId);
     // Shows the previous (-1) or next (+1) alternative at this message's place.
     Q_INVOKABLE void switchBranch(qint64 messageId, int step);
+    // Shows the previous (-1) or next (+1) draft of a reply with drafts; it becomes the reply the
+    // chat goes on with. Works while the drafts stream.
+    Q_INVOKABLE void switchDraft(qint64 messageId, int step);
     Q_INVOKABLE void stop(qint64 conversationId);
     Q_INVOKABLE bool exportMarkdown(qint64 conversationId, const QUrl& file);
     Q_INVOKABLE bool exportJson(qint64 conversationId, const QUrl& file);

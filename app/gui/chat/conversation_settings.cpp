@@ -1,5 +1,7 @@
 #include "app/gui/chat/conversation_settings.h"
 
+#include <algorithm>
+
 #include "app/gui/chat/sampling_presets.h"
 #include "app/gui/store/chat_store.h"
 
@@ -18,6 +20,7 @@ void ConversationSettings::reload() {
     preset_ = c.preset.isEmpty() ? QStringLiteral("Custom") : c.preset;
     s_ = c.id ? c.sampling : presetNamed("Balanced").settings;
     thinking_ = c.id ? c.thinking : true;
+    drafts_ = c.id ? c.drafts : 1;
     emit changed();
 }
 
@@ -26,6 +29,30 @@ void ConversationSettings::setThinking(bool on) {
     thinking_ = on;
     if (conversationId_ > 0) store_->setThinking(conversationId_, on);
     emit changed();
+}
+
+void ConversationSettings::setDrafts(int n) {
+    n = std::clamp(n, 1, kMaxDrafts);
+    if (n == drafts_) return;
+    drafts_ = n;
+    if (conversationId_ > 0) store_->setDrafts(conversationId_, n);
+    emit changed();
+}
+
+void ConversationSettings::setDraftsSupported(bool on) {
+    if (on == draftsSupported_) return;
+    draftsSupported_ = on;
+    emit changed();
+}
+
+QString ConversationSettings::draftsNote() const {
+    if (!draftsSupported_) {
+        return drafts_ > 1 ? tr("Drafts need the local engine: connected to a server, each message gets one reply.")
+                           : tr("Drafts need the local engine (a server gives one reply per request).");
+    }
+    if (drafts_ == 1) return tr("One reply per message.");
+    return tr("%1 drafts per reply, sampled at once from one prompt (seed + i each); flip between them on the reply. "
+              "The one shown is what the chat goes on with.").arg(drafts_);
 }
 
 void ConversationSettings::setSystemPrompt(const QString& s) {

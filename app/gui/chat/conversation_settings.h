@@ -27,6 +27,12 @@ class ConversationSettings : public QObject {
     Q_PROPERTY(qint64 seed READ seed WRITE setSeed NOTIFY changed)
     // Passed to the chat template as enable_thinking (Qwen3 and other thinking models read it).
     Q_PROPERTY(bool thinking READ thinking WRITE setThinking NOTIFY changed)
+    // Replies per turn, 1..4, all from one engine request (n samples sharing the prompt's KV).
+    Q_PROPERTY(int drafts READ drafts WRITE setDrafts NOTIFY changed)
+    // Whether the engine in use takes drafts (a local one); draftsNote says what the setting does
+    // now, e.g. that a remote server gives one reply whatever it is set to.
+    Q_PROPERTY(bool draftsSupported READ draftsSupported NOTIFY changed)
+    Q_PROPERTY(QString draftsNote READ draftsNote NOTIFY changed)
 public:
     explicit ConversationSettings(ChatStore* store, QObject* parent = nullptr);
 
@@ -52,6 +58,11 @@ public:
     void setSeed(qint64 v) { edit(&SamplingSettings::seed, v); }
     bool thinking() const { return thinking_; }
     void setThinking(bool on);
+    int drafts() const { return drafts_; }
+    void setDrafts(int n);
+    bool draftsSupported() const { return draftsSupported_; }
+    void setDraftsSupported(bool on);
+    QString draftsNote() const;
 
     Q_INVOKABLE void reload();
 
@@ -74,6 +85,8 @@ private:
     QString preset_;
     SamplingSettings s_;
     bool thinking_ = true;
+    int drafts_ = 1;
+    bool draftsSupported_ = true;
 };
 
 }  // namespace folio::app

@@ -1,5 +1,7 @@
 #include "app/gui/chat/generation_hub.h"
 
+#include <algorithm>
+
 #include "app/gui/bridge/reply_source.h"
 #include "app/gui/chat/thread_guard.h"
 #include "app/gui/store/chat_store.h"
@@ -44,12 +46,14 @@ qint64 GenerationHub::startReply(qint64 conversationId, qint64 parentId) {
     reply.parentId = parentId;
     reply.model = modelName_;
     reply.sampling = c.sampling;
-    const qint64 id = journal_->begin(reply);
-    submit(conversationId, id, messages);
+    const int drafts = draftsSupported_ ? std::clamp(c.drafts, 1, kMaxDrafts) : 1;
+    const qint64 id = journal_->begin(reply, drafts);
+    submit(conversationId, id, messages, false, 0, drafts);
     return id;
 }
 
 bool GenerationHub::canContinue(const MessageRecord& m) {
+    if (m.draftCount > 1) return false;
     if (m.role != QLatin1String("assistant") || m.content.trimmed().isEmpty()) return false;
     if (m.status == MessageStatus::Interrupted || m.status == MessageStatus::Error) return true;
     if (m.status != MessageStatus::Complete) return false;
@@ -84,7 +88,7 @@ qint64 GenerationHub::continueReply(qint64 messageId) {
 }
 
 quint64 GenerationHub::submit(qint64 conversationId, qint64 messageId, std::vector<folio::ChatMessage> messages,
-                              bool continueFinal, int tokensBefore) {
+                              bool continueFinal, int tokensBefore, int drafts) {
     const ConversationRecord c = store_->conversation(conversationId);
     GenerationRequest r;
     r.tag = QStringLiteral("c%1").arg(conversationId);
@@ -92,9 +96,12 @@ quint64 GenerationHub::submit(qint64 conversationId, qint64 messageId, std::vect
     r.sampling = c.sampling;
     r.enableThinking = c.thinking;
     r.continueFinal = continueFinal;
+    r.n = drafts;
     const quint64 ticket = bridge_->submit(r);
-    Live live{conversationId, messageId, 0, tokensBefore};
-    live.thoughtTimed = continueFinal;  // a continued reply's reasoning, if any, is closed and timed
+    Live live{conversationId, messageId, tokensBefore};
+    DraftClock clock;
+    clock.thoughtTimed = continueFinal;  // a continued reply's reasoning, if any, is closed and timed
+    for (int i = 0; i < drafts; ++i) live.drafts << clock;
     live_.insert(ticket, live);
     byConversation_.insert(conversationId, ticket);
     emit replyStarted(conversationId, messageId);
@@ -118,8 +125,11 @@ void GenerationHub::end(qint64 conversationId, MessageStatus status) {
     byConversation_.remove(conversationId);
     bridge_->cancel(ticket);
     ReplyStats stats;
-    stats.timings.generated_tokens = live.tokensBefore + live.tokens;
+    stats.timings.generated_tokens = live.tokensBefore + live.tokens();
     stats.finishReason = QStringLiteral("cancelled");
+    for (int i = 0; i < live.drafts.size(); ++i) {
+        if (live.drafts.size() > 1 && !live.drafts[i].ended) journal_->finishDraft(live.messageId, i, live.drafts[i].tokens, stats.finishReason);
+    }
     journal_->finish(live.messageId, stats, status);
     emit generatingChanged(conversationId, false);
     emit replyFinished(conversationId, live.messageId);
@@ -138,21 +148,58 @@ qint64 GenerationHub::liveReasoningMs(qint64 messageId) const { return journal_-
 
 bool GenerationHub::isLive(qint64 messageId) const { return journal_->isOpen(messageId); }
 
-void GenerationHub::onDelta(quint64 ticket, const QString& text, int tokens) {
+int GenerationHub::Live::tokens() const {
+    int n = 0;
+    for (const DraftClock& d : drafts) n += d.tokens;
+    return n;
+}
+
+void GenerationHub::setDraftsSupported(bool on) {
+    if (on == draftsSupported_) return;
+    draftsSupported_ = on;
+    emit draftsSupportedChanged();
+}
+
+int GenerationHub::draftCount(qint64 messageId) const {
+    if (journal_->isOpen(messageId)) return journal_->draftCount(messageId);
+    return store_->message(messageId).draftCount;
+}
+
+int GenerationHub::chosenDraft(qint64 messageId) const {
+    if (journal_->isOpen(messageId)) return journal_->chosenDraft(messageId);
+    return store_->message(messageId).chosenDraft;
+}
+
+bool GenerationHub::chooseDraft(qint64 messageId, int index) {
+    requireOwnThread(this, "GenerationHub::chooseDraft");
+    if (index < 0 || index >= draftCount(messageId)) return false;
+    const MessageRecord m = store_->message(messageId);
+    if (journal_->isOpen(messageId)) {
+        journal_->choose(messageId, index);  // saved with the journal's next write
+    } else {
+        store_->chooseDraft(messageId, index);
+    }
+    emit replyChanged(m.conversationId, messageId);
+    return true;
+}
+
+void GenerationHub::onDelta(quint64 ticket, const QString& text, int tokens, int draft) {
     requireOwnThread(this, "GenerationHub::onDelta");
     auto it = live_.find(ticket);
     if (it == live_.end()) return;  // stopped: late tokens are dropped
-    it->tokens += tokens;
+    if (draft < 0 || draft >= it->drafts.size() || it->drafts[draft].ended) return;  // that draft is done
+    DraftClock& d = it->drafts[draft];
+    d.tokens += tokens;
     const qint64 now = clock_.elapsed();
-    if (it->firstTextAt < 0) it->firstTextAt = now;
-    journal_->append(it->messageId, text);
+    if (d.firstTextAt < 0) d.firstTextAt = now;
+    journal_->append(it->messageId, draft, text);
     // Thinking time: from the first token (a thinking reply starts with its reasoning) to the chunk
     // that brought </think>, to the 16 ms the worker gathers tokens for.
-    if (!it->thoughtTimed) {
-        const ReasoningSplit s = journal_->split(it->messageId);
+    if (!d.thoughtTimed) {
+        const ReasoningSplit s = journal_->split(it->messageId, draft);
         if (s.hasReasoning && !s.thinking) {
-            journal_->setReasoningMs(it->messageId, std::max<qint64>(1, now - it->firstTextAt));
-            it->thoughtTimed = true;
+            journal_->setReasoningMs(it->messageId, draft, std::max<qint64>(1, now - d.firstTextAt));
+            d.thoughtTimed = true;
         }
     }
     emit replyChanged(it->conversationId, it->messageId);
@@ -160,20 +207,38 @@ void GenerationHub::onDelta(quint64 ticket, const QString& text, int tokens) {
 
 void GenerationHub::onFinished(const GenerationEnd& end) {
     requireOwnThread(this, "GenerationHub::onFinished");
-    const auto it = live_.constFind(end.ticket);
-    if (it == live_.constEnd()) return;
+    const auto it = live_.find(end.ticket);
+    if (it == live_.end()) return;
+    if (end.draft < 0 || end.draft >= it->drafts.size() || it->drafts[end.draft].ended) return;
+    DraftClock& d = it->drafts[end.draft];
+    d.ended = true;
+    const int tokens = end.stats.timings.generated_tokens > 0 ? end.stats.timings.generated_tokens : d.tokens;
+    d.tokens = tokens;
+    const QString reason = end.error ? QStringLiteral("error") : end.stats.finishReason;
+    if (it->drafts.size() > 1) journal_->finishDraft(it->messageId, end.draft, tokens, reason);
+    it->stats.timings = end.stats.timings;
+    if (end.error && it->error.isEmpty()) {
+        it->error = end.message.isEmpty() ? QStringLiteral("failed") : end.message;
+        emit error(end.message);  // once per message, however many drafts fail
+    }
+    // The reply's finish reason is its chosen draft's (what Continue and the details line read).
+    if (end.draft == journal_->chosenDraft(it->messageId) || it->stats.finishReason.isEmpty()) it->stats.finishReason = reason;
+    for (const DraftClock& other : std::as_const(it->drafts)) {
+        if (!other.ended) {
+            emit replyChanged(it->conversationId, it->messageId);
+            return;  // the message ends with its last draft
+        }
+    }
     const Live live = *it;
     live_.erase(it);
     byConversation_.remove(live.conversationId);
-    ReplyStats stats = end.stats;
-    if (stats.timings.generated_tokens == 0) stats.timings.generated_tokens = live.tokens;
-    stats.timings.generated_tokens += live.tokensBefore;
-    if (end.error) {
-        stats.finishReason = QStringLiteral("error");
-        emit error(end.message);
-    }
-    journal_->finish(live.messageId, stats, end.error ? MessageStatus::Error : MessageStatus::Complete,
-                     end.error ? end.message : QString());
+    ReplyStats stats = live.stats;
+    stats.timings.generated_tokens = live.tokensBefore + live.tokens();
+    // A plain reply that failed is an error. With drafts, one failing leaves the others: the message
+    // is an error when its chosen draft failed.
+    const bool failed = !live.error.isEmpty() && stats.finishReason == QLatin1String("error");
+    journal_->finish(live.messageId, stats, failed ? MessageStatus::Error : MessageStatus::Complete,
+                     failed ? live.error : QString());
     emit generatingChanged(live.conversationId, false);
     emit replyFinished(live.conversationId, live.messageId);
 }

@@ -22,7 +22,9 @@ public:
     GenerationHub(ChatStore* store, ReplyJournal* journal, ReplySource* source, QObject* parent = nullptr);
 
     // Starts a reply as a new child of `parentId` (a user message) with the conversation's system
-    // prompt and sampling; the branch from the root to `parentId` is the chat history sent. Returns
+    // prompt and sampling; the branch from the root to `parentId` is the chat history sent. With the
+    // chat's drafts > 1 (and a local engine) it is one request for that many replies, the drafts of
+    // this one message, streaming at once; draft 0 is chosen until the user picks another. Returns
     // the new reply's id, or 0 (with `error` emitted) when the conversation is already generating.
     qint64 startReply(qint64 conversationId, qint64 parentId);
     // Continues a reply in place (one that was interrupted, stopped or cut at max tokens): the history
@@ -32,7 +34,17 @@ public:
     qint64 continueReply(qint64 messageId);
     // Whether `m` is a reply Continue makes sense for: it has text and ended early (interrupted, stopped
     // by the user or at max tokens), or failed part way. Not one that filled the context.
+    // Not a reply with drafts (a continuation is one reply, the drafts were one request).
     static bool canContinue(const MessageRecord& m);
+    // Makes draft `index` of `messageId` its text (what the history sends from now on), while it
+    // streams or after; replyChanged follows. False when it has no such draft.
+    bool chooseDraft(qint64 messageId, int index);
+    int draftCount(qint64 messageId) const;
+    int chosenDraft(qint64 messageId) const;
+    // Whether the engine takes n replies per request (the local one does; a remote server does not,
+    // and then every reply is a plain one whatever the chat's drafts setting says).
+    bool draftsSupported() const { return draftsSupported_; }
+    void setDraftsSupported(bool on);
     void stop(qint64 conversationId);
     // At quit: every running reply is cancelled and saved as interrupted (it can be continued).
     void interruptAll();
@@ -58,20 +70,28 @@ signals:
     void generatingChanged(qint64 conversationId, bool generating);
     void error(const QString& message);
     void pathChanged(qint64 conversationId);
+    void draftsSupportedChanged();
 
 private:
+    struct DraftClock {
+        int tokens = 0;
+        qint64 firstTextAt = -1;    // clock_ ms of the first text
+        bool thoughtTimed = false;  // its reasoning closed (or there is none to time)
+        bool ended = false;
+    };
     struct Live {
         qint64 conversationId = 0;
         qint64 messageId = 0;
-        int tokens = 0;
         int tokensBefore = 0;  // a continued reply's tokens from before (its stats count the whole reply)
-        qint64 firstTextAt = -1;    // clock_ ms of the first text
-        bool thoughtTimed = false;  // its reasoning closed (or there is none to time)
+        QList<DraftClock> drafts{};  // one for a plain reply
+        ReplyStats stats{};          // the ends so far: the last one's timings
+        QString error{};             // the first draft that failed: why
+        int tokens() const;
     };
     void end(qint64 conversationId, MessageStatus status);
     quint64 submit(qint64 conversationId, qint64 messageId, std::vector<folio::ChatMessage> messages,
-                   bool continueFinal = false, int tokensBefore = 0);
-    void onDelta(quint64 ticket, const QString& text, int tokens);
+                   bool continueFinal = false, int tokensBefore = 0, int drafts = 1);
+    void onDelta(quint64 ticket, const QString& text, int tokens, int draft);
     void onFinished(const GenerationEnd& end);
 
     ChatStore* store_;
@@ -81,6 +101,7 @@ private:
     QHash<qint64, quint64> byConversation_;     // conversation -> ticket
     QString modelName_;
     QElapsedTimer clock_;
+    bool draftsSupported_ = true;
 };
 
 }  // namespace folio::app

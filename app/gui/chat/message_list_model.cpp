@@ -64,7 +64,7 @@ QHash<int, QByteArray> MessageListModel::roleNames() const {
             {StatusRole, "status"}, {FinishReasonRole, "finishReason"}, {ModelRole, "model"},
             {AuthorRole, "author"}, {ImportedRole, "imported"}, {ErrorRole, "error"}, {CanContinueRole, "canContinue"},
             {DetailsRole, "details"}, {SiblingIndexRole, "siblingIndex"}, {SiblingCountRole, "siblingCount"},
-            {IsLastRole, "isLast"}};
+            {IsLastRole, "isLast"}, {DraftIndexRole, "draftIndex"}, {DraftCountRole, "draftCount"}};
 }
 
 QVariant MessageListModel::data(const QModelIndex& index, int role) const {
@@ -87,6 +87,8 @@ QVariant MessageListModel::data(const QModelIndex& index, int role) const {
     case SiblingIndexRole: return r.siblingIndex;
     case SiblingCountRole: return r.siblingCount;
     case IsLastRole: return index.row() == rows_.size() - 1;
+    case DraftIndexRole: return r.draftIndex;
+    case DraftCountRole: return r.draftCount;
     default: return {};
     }
 }
@@ -116,6 +118,8 @@ void MessageListModel::reload() {
             row.siblingIndex = int(sib.indexOf(m.id)) + 1;
             if (m.role == QLatin1String("assistant")) {
                 row.parts = new MessagePartsModel(this);
+                row.draftCount = hub_->draftCount(m.id);
+                row.draftIndex = hub_->chosenDraft(m.id) + 1;
                 if (hub_->isLive(m.id)) {
                     const ReasoningSplit live = hub_->liveReply(m.id);
                     m.content = live.answer;
@@ -152,13 +156,25 @@ void MessageListModel::onReplyChanged(qint64 conversationId, qint64 messageId) {
     const int i = rowOf(messageId);
     if (i < 0) return;
     Row& r = rows_[i];
+    const int chosen = hub_->chosenDraft(messageId) + 1;
+    const bool flipped = chosen != r.draftIndex;
+    r.draftIndex = chosen;
+    if (!hub_->isLive(messageId)) {  // a finished reply whose draft was switched
+        r.message = store_->message(messageId);
+        if (r.parts) r.parts->setReply(storedReply(r.message), r.message.reasoningMs);
+        const QModelIndex idx = index(i);
+        emit dataChanged(idx, idx);
+        return;
+    }
     const ReasoningSplit live = hub_->liveReply(messageId);
     r.message.content = live.answer;
     r.message.reasoning = live.reasoning;
     r.message.status = MessageStatus::Streaming;
     if (r.parts) r.parts->setReply(live, hub_->liveReasoningMs(messageId));
     const QModelIndex idx = index(i);
-    emit dataChanged(idx, idx, {ContentRole, StatusRole});
+    QList<int> roles{ContentRole, StatusRole};
+    if (flipped) roles << DraftIndexRole;
+    emit dataChanged(idx, idx, roles);
 }
 
 void MessageListModel::onReplyFinished(qint64 conversationId, qint64 messageId) {
@@ -168,6 +184,8 @@ void MessageListModel::onReplyFinished(qint64 conversationId, qint64 messageId) 
     if (i < 0) return;
     Row& r = rows_[i];
     r.message = store_->message(messageId);
+    r.draftCount = r.message.draftCount;
+    r.draftIndex = r.message.chosenDraft + 1;
     if (r.parts) r.parts->setReply(storedReply(r.message), r.message.reasoningMs);
     const QModelIndex idx = index(i);
     emit dataChanged(idx, idx);

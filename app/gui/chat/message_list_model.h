@@ -37,6 +37,8 @@ public:
         SiblingIndexRole,  // 1-based position among alternatives (branches) at this point
         SiblingCountRole,
         IsLastRole,
+        DraftIndexRole,    // 1-based: which draft is shown (and is the reply); 1 for a plain reply
+        DraftCountRole,    // 1: a plain reply
     };
 
     MessageListModel(ChatStore* store, GenerationHub* hub, QObject* parent = nullptr);
@@ -63,6 +65,8 @@ private:
         MessageRecord message;
         int siblingIndex = 1;
         int siblingCount = 1;
+        int draftIndex = 1;
+        int draftCount = 1;
         MessagePartsModel* parts = nullptr;  // assistant rows; a child of this model
     };
     int rowOf(qint64 messageId) const;

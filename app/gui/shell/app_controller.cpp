@@ -77,6 +77,9 @@ AppController::AppController(const AppOptions& options, LogModel* log, QObject* 
     connect(bridge_.get(), &EngineBridge::statsUpdated, monitor_.get(), &MonitorModel::apply);
     connect(bridge_.get(), &EngineBridge::modelReady, this, [this](const ModelInfo& info) {
         hub_->setModelName(info.name);
+        // A remote server takes one reply per request: the chat's drafts setting says so and waits.
+        hub_->setDraftsSupported(info.backend != QLatin1String("remote"));
+        settings_->setDraftsSupported(hub_->draftsSupported());
         if (info.backend != QLatin1String("remote")) library_->remember(info.spec);  // a server: RemoteConnection keeps it
         monitor_->reset();
         // A server's load comes from its /metrics (info.device is its base URL).

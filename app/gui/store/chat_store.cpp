@@ -1,5 +1,7 @@
 #include "app/gui/store/chat_store.h"
 
+#include <algorithm>
+
 #include <QDateTime>
 #include <QJsonDocument>
 #include <QRegularExpression>
@@ -39,7 +41,8 @@ QSqlQuery run(const QSqlDatabase& db, const QString& sql, const QVariantList& va
 const char* kMessageColumns =
     "id, conversation_id, parent_id, role, content, model, sampling_json, prompt_tokens, cached_prompt_tokens,"
     " generated_tokens, ttft_ms, prefill_tok_s, decode_tok_s, finish_reason, status, created_at, error, imported,"
-    " reasoning, reasoning_ms";
+    " reasoning, reasoning_ms, chosen_draft,"
+    " (SELECT COUNT(*) FROM message_drafts d WHERE d.message_id = messages.id)";
 
 MessageRecord readMessage(const QSqlQuery& q) {
     MessageRecord m;
@@ -63,6 +66,8 @@ MessageRecord readMessage(const QSqlQuery& q) {
     m.imported = q.value(17).toBool();
     m.reasoning = q.value(18).toString();
     m.reasoningMs = q.value(19).toLongLong();
+    m.chosenDraft = q.value(20).toInt();
+    m.draftCount = std::max(1, q.value(21).toInt());
     return m;
 }
 
@@ -77,11 +82,12 @@ ConversationRecord readConversation(const QSqlQuery& q) {
     c.preset = q.value(6).toString();
     c.activeLeafId = q.value(7).toLongLong();
     c.thinking = q.value(8).toBool();
+    c.drafts = std::clamp(q.value(9).toInt(), 1, kMaxDrafts);
     return c;
 }
 
 const char* kConversationColumns =
-    "id, title, created_at, updated_at, system_prompt, sampling_json, preset, active_leaf_id, thinking";
+    "id, title, created_at, updated_at, system_prompt, sampling_json, preset, active_leaf_id, thinking, drafts";
 
 QVariant nullableId(qint64 id) { return id > 0 ? QVariant(id) : QVariant(QMetaType(QMetaType::LongLong)); }
 
@@ -151,6 +157,44 @@ void ChatStore::updateSettings(qint64 id, const QString& systemPrompt, const Sam
 
 void ChatStore::setThinking(qint64 id, bool on) {
     run(db_, "UPDATE conversations SET thinking = ? WHERE id = ?", {int(on), id});
+}
+
+void ChatStore::setDrafts(qint64 id, int drafts) {
+    run(db_, "UPDATE conversations SET drafts = ? WHERE id = ?", {std::clamp(drafts, 1, kMaxDrafts), id});
+}
+
+QList<DraftRecord> ChatStore::drafts(qint64 messageId) const {
+    QSqlQuery q = run(db_,
+        "SELECT idx, content, reasoning, reasoning_ms, generated_tokens, finish_reason FROM message_drafts"
+        " WHERE message_id = ? ORDER BY idx", {messageId});
+    QList<DraftRecord> out;
+    while (q.next()) {
+        out << DraftRecord{q.value(0).toInt(), q.value(1).toString(), q.value(2).toString(), q.value(3).toLongLong(),
+                           q.value(4).toInt(), q.value(5).toString()};
+    }
+    return out;
+}
+
+void ChatStore::saveDraft(qint64 messageId, const DraftRecord& d) {
+    run(db_,
+        "INSERT OR REPLACE INTO message_drafts (message_id, idx, content, reasoning, reasoning_ms, generated_tokens,"
+        " finish_reason) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        {messageId, d.index, d.content, d.reasoning, d.reasoningMs, d.generatedTokens, d.finishReason});
+}
+
+void ChatStore::chooseDraft(qint64 messageId, int index) {
+    // The chosen draft becomes the message's text (what the history, search and export read).
+    const char* pick = "(SELECT %1 FROM message_drafts WHERE message_id = ? AND idx = ?)";
+    const QString sql = QStringLiteral("UPDATE messages SET chosen_draft = ?, content = %1, reasoning = %2,"
+                                       " reasoning_ms = %3, finish_reason = %4 WHERE id = ? AND EXISTS %5")
+                            .arg(QString(pick).arg("content"), QString(pick).arg("reasoning"),
+                                 QString(pick).arg("reasoning_ms"), QString(pick).arg("finish_reason"),
+                                 QString(pick).arg("idx"));
+    run(db_, sql, {index, messageId, index, messageId, index, messageId, index, messageId, index, messageId, messageId, index});
+}
+
+void ChatStore::setChosenDraft(qint64 messageId, int index) {
+    run(db_, "UPDATE messages SET chosen_draft = ? WHERE id = ?", {index, messageId});
 }
 
 void ChatStore::deleteConversation(qint64 id) {

@@ -34,6 +34,8 @@ public:
                         const QString& preset);
     // The chat's thinking switch (passed to the template as enable_thinking).
     void setThinking(qint64 id, bool on);
+    // How many drafts each reply of the chat asks for (clamped to 1..kMaxDrafts).
+    void setDrafts(qint64 id, int drafts);
     void deleteConversation(qint64 id);  // with all its messages
     void setActiveLeaf(qint64 conversationId, qint64 leafId);
 
@@ -52,6 +54,14 @@ public:
     QList<qint64> siblings(const MessageRecord& m) const;
     // The newest leaf in the subtree under `messageId` (itself when it has no children).
     qint64 newestLeafUnder(qint64 messageId) const;
+    // A reply's drafts (none for a plain reply), by index. saveDraft writes one (insert or replace).
+    QList<DraftRecord> drafts(qint64 messageId) const;
+    void saveDraft(qint64 messageId, const DraftRecord& draft);
+    // Makes draft `index` the reply: its text becomes the message's content and reasoning. No-op for
+    // an index the reply has not got.
+    void chooseDraft(qint64 messageId, int index);
+    // Only the index (the journal writes the text itself while the reply streams).
+    void setChosenDraft(qint64 messageId, int index);
     QList<MessageRecord> allMessages(qint64 conversationId) const;  // every branch, by id
 
     // FTS5 search over every message; `query` is plain words (quoted for FTS), newest first.

@@ -78,6 +78,22 @@ const QStringList& step(int version) {
         "ALTER TABLE messages ADD COLUMN reasoning_ms INTEGER NOT NULL DEFAULT 0",
         "ALTER TABLE conversations ADD COLUMN thinking INTEGER NOT NULL DEFAULT 1",
     };
+    // Drafts (issue 17): a reply asked for as n samples of one request keeps every draft here, the
+    // chosen one also as the message's content (so history, search and export read it as before);
+    // each chat's number of drafts (1: a plain reply).
+    static const QStringList v7 = {
+        "CREATE TABLE message_drafts ("
+        "  message_id INTEGER NOT NULL REFERENCES messages(id) ON DELETE CASCADE,"
+        "  idx INTEGER NOT NULL,"
+        "  content TEXT NOT NULL DEFAULT '',"
+        "  reasoning TEXT NOT NULL DEFAULT '',"
+        "  reasoning_ms INTEGER NOT NULL DEFAULT 0,"
+        "  generated_tokens INTEGER NOT NULL DEFAULT 0,"
+        "  finish_reason TEXT NOT NULL DEFAULT '',"
+        "  PRIMARY KEY (message_id, idx))",
+        "ALTER TABLE messages ADD COLUMN chosen_draft INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE conversations ADD COLUMN drafts INTEGER NOT NULL DEFAULT 1",
+    };
     static const QStringList none;
     switch (version) {
     case 1: return v1;
@@ -86,6 +102,7 @@ const QStringList& step(int version) {
     case 4: return v4;
     case 5: return v5;
     case 6: return v6;
+    case 7: return v7;
     default: return none;
     }
 }

@@ -6,7 +6,7 @@
 namespace folio::app {
 
 // The version a fresh database is created at and every older one is migrated to.
-constexpr int kSchemaVersion = 6;
+constexpr int kSchemaVersion = 7;
 
 // Reads PRAGMA user_version.
 int schemaVersion(QSqlDatabase& db);

@@ -1,5 +1,7 @@
 #include "app/gui/store/reply_journal.h"
 
+#include <algorithm>
+
 #include "app/gui/store/chat_store.h"
 
 namespace folio::app {
@@ -12,11 +14,19 @@ ReplyJournal::ReplyJournal(ChatStore* store, int flushIntervalMs, QObject* paren
 
 ReplyJournal::~ReplyJournal() { flush(); }
 
-qint64 ReplyJournal::begin(MessageRecord reply) {
+qint64 ReplyJournal::begin(MessageRecord reply, int drafts) {
     reply.role = QStringLiteral("assistant");
     reply.status = MessageStatus::Streaming;
     const qint64 id = store_->addMessage(reply);
-    open_.insert(id, Open{joinReasoning(reply.reasoning, !reply.reasoning.isEmpty(), reply.content), false, reply.reasoningMs});
+    Open o;
+    o.drafts << Draft{joinReasoning(reply.reasoning, !reply.reasoning.isEmpty(), reply.content), reply.reasoningMs};
+    for (int i = 1; i < std::clamp(drafts, 1, kMaxDrafts); ++i) o.drafts << Draft{};
+    // The drafts' rows exist from the start: a reply killed before its first flush still reads
+    // back as a reply with drafts (empty ones), not as a plain one.
+    if (o.drafts.size() > 1) {
+        for (int i = 0; i < o.drafts.size(); ++i) store_->saveDraft(id, DraftRecord{i});
+    }
+    open_.insert(id, o);
     if (!timer_.isActive()) timer_.start();
     return id;
 }
@@ -28,39 +38,86 @@ qint64 ReplyJournal::reopen(qint64 existingId) {
     stats.finishReason.clear();
     store_->finishReply(existingId, m.content, stats, MessageStatus::Streaming);
     // Its reasoning, if any, is closed: the continuation is more answer.
-    open_.insert(existingId, Open{joinReasoning(m.reasoning, !m.reasoning.isEmpty(), m.content), false, m.reasoningMs});
+    Open o;
+    o.drafts << Draft{joinReasoning(m.reasoning, !m.reasoning.isEmpty(), m.content), m.reasoningMs};
+    open_.insert(existingId, o);
     if (!timer_.isActive()) timer_.start();
     return existingId;
 }
 
-void ReplyJournal::append(qint64 messageId, const QString& delta) {
+ReplyJournal::Draft* ReplyJournal::draftOf(qint64 messageId, int draft) {
     auto it = open_.find(messageId);
-    if (it == open_.end() || delta.isEmpty()) return;
-    it->raw += delta;
-    it->dirty = true;
+    if (it == open_.end()) return nullptr;
+    if (draft < 0) draft = it->chosen;
+    return draft < it->drafts.size() ? &it->drafts[draft] : nullptr;
 }
 
-ReasoningSplit ReplyJournal::split(qint64 messageId) const {
+void ReplyJournal::append(qint64 messageId, int draft, const QString& delta) {
+    Draft* d = draftOf(messageId, draft);
+    if (!d || delta.isEmpty()) return;
+    d->raw += delta;
+    open_[messageId].dirty = true;
+}
+
+ReasoningSplit ReplyJournal::split(qint64 messageId, int draft) const {
     const auto it = open_.constFind(messageId);
-    return it == open_.constEnd() ? ReasoningSplit{} : splitReasoning(it->raw);
+    if (it == open_.constEnd()) return ReasoningSplit{};
+    if (draft < 0) draft = it->chosen;
+    return draft < it->drafts.size() ? splitReasoning(it->drafts[draft].raw) : ReasoningSplit{};
 }
 
-void ReplyJournal::setReasoningMs(qint64 messageId, qint64 ms) {
+qint64 ReplyJournal::reasoningMs(qint64 messageId, int draft) const {
+    const auto it = open_.constFind(messageId);
+    if (it == open_.constEnd()) return 0;
+    if (draft < 0) draft = it->chosen;
+    return draft < it->drafts.size() ? it->drafts[draft].reasoningMs : 0;
+}
+
+void ReplyJournal::setReasoningMs(qint64 messageId, int draft, qint64 ms) {
+    Draft* d = draftOf(messageId, draft);
+    if (!d) return;
+    d->reasoningMs = ms;
+    open_[messageId].dirty = true;
+}
+
+void ReplyJournal::choose(qint64 messageId, int draft) {
     auto it = open_.find(messageId);
-    if (it == open_.end()) return;
-    it->reasoningMs = ms;
+    if (it == open_.end() || draft < 0 || draft >= it->drafts.size() || draft == it->chosen) return;
+    it->chosen = draft;
     it->dirty = true;
+}
+
+void ReplyJournal::finishDraft(qint64 messageId, int draft, int generatedTokens, const QString& finishReason) {
+    Draft* d = draftOf(messageId, draft);
+    if (!d) return;
+    d->tokens = generatedTokens;
+    d->finishReason = finishReason;
+    open_[messageId].dirty = true;
+}
+
+// The chosen draft as the message's text; with drafts, each draft's row too.
+void ReplyJournal::write(qint64 messageId, const Open& o, bool complete) {
+    const Draft& chosen = o.drafts[o.chosen];
+    const ReasoningSplit s = splitReasoning(chosen.raw, complete);
+    store_->updateContent(messageId, s.answer, s.reasoning, chosen.reasoningMs);
+    if (o.drafts.size() < 2) return;
+    store_->setChosenDraft(messageId, o.chosen);
+    for (int i = 0; i < o.drafts.size(); ++i) {
+        const Draft& d = o.drafts[i];
+        const ReasoningSplit ds = splitReasoning(d.raw, complete);
+        store_->saveDraft(messageId, DraftRecord{i, ds.answer, ds.reasoning, d.reasoningMs, d.tokens, d.finishReason});
+    }
 }
 
 void ReplyJournal::finish(qint64 messageId, const ReplyStats& stats, MessageStatus status, const QString& error) {
     auto it = open_.find(messageId);
     if (it == open_.end()) return;
-    const ReasoningSplit s = splitReasoning(it->raw, /*complete=*/true);
+    const QString answer = splitReasoning(it->drafts[it->chosen].raw, /*complete=*/true).answer;
     QSqlDatabase& db = store_->database();
     const bool tx = db.transaction();  // the text and the status land together
     try {
-        store_->updateContent(messageId, s.answer, s.reasoning, it->reasoningMs);
-        store_->finishReply(messageId, s.answer, stats, status, error);
+        write(messageId, *it, /*complete=*/true);
+        store_->finishReply(messageId, answer, stats, status, error);
     } catch (...) {
         if (tx) db.rollback();
         throw;
@@ -76,8 +133,7 @@ void ReplyJournal::flush() {
     const bool tx = db.transaction();
     for (auto it = open_.begin(); it != open_.end(); ++it) {
         if (!it->dirty) continue;
-        const ReasoningSplit s = splitReasoning(it->raw);
-        store_->updateContent(it.key(), s.answer, s.reasoning, it->reasoningMs);
+        write(it.key(), *it, /*complete=*/false);
         it->dirty = false;
         ++n;
     }

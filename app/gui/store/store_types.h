@@ -37,7 +37,11 @@ struct ConversationRecord {
     QString preset;
     qint64 activeLeafId = 0;  // 0: no message yet
     bool thinking = true;  // the chat's thinking switch: passed to the template as enable_thinking
+    int drafts = 1;        // replies asked for per turn (1..kMaxDrafts), all from one engine request
 };
+
+// The most drafts a chat may ask for per reply.
+constexpr int kMaxDrafts = 4;
 
 // What the engine reported for a finished (or interrupted) reply: its RequestTimings as they came,
 // and the finish reason by the name the store keeps. The messages table holds the prompt, cached and
@@ -63,6 +67,20 @@ struct MessageRecord {
     qint64 createdAt = 0;
     QString error{};        // status Error: what went wrong, for the user
     bool imported = false;  // read from an exported file: not written (nor timed) by this app
+    // A reply with drafts: how many (1: none, a plain reply) and which one is the reply (its text is
+    // `content`/`reasoning`; the history sends it). The drafts themselves: ChatStore::drafts.
+    int draftCount = 1;
+    int chosenDraft = 0;
+};
+
+// One draft of a reply asked for as n samples (message_drafts).
+struct DraftRecord {
+    int index = 0;
+    QString content{};
+    QString reasoning{};
+    qint64 reasoningMs = 0;
+    int generatedTokens = 0;
+    QString finishReason{};  // empty while streaming
 };
 
 struct SearchHit {

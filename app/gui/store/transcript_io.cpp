@@ -45,6 +45,8 @@ QString exportMarkdown(const ChatStore& store, qint64 conversationId) {
                       .arg(thoughtFor(m.reasoningMs), m.reasoning.trimmed());
         }
         md += m.content.trimmed() + "\n\n";
+        // Markdown is for reading: the chosen draft only, and that there were others.
+        if (m.draftCount > 1) md += QStringLiteral("*(draft %1 of %2)*\n\n").arg(m.chosenDraft + 1).arg(m.draftCount);
         if (m.status == MessageStatus::Interrupted) md += QStringLiteral("*(reply interrupted)*\n\n");
         if (m.status == MessageStatus::Error) {
             md += m.error.isEmpty() ? QStringLiteral("*(reply failed)*\n\n")
@@ -78,12 +80,29 @@ QByteArray exportJson(const ChatStore& store, qint64 conversationId) {
                 o["reasoning"] = m.reasoning;
                 o["reasoning_ms"] = m.reasoningMs;
             }
+            // Every draft goes with it; "content" is the chosen one's, so readers that know nothing
+            // of drafts (format version 1 without them) still get the reply the chat went on with.
+            if (m.draftCount > 1) {
+                QJsonArray drafts;
+                for (const DraftRecord& d : store.drafts(m.id)) {
+                    QJsonObject j{{"content", d.content}, {"generated_tokens", d.generatedTokens},
+                                  {"finish_reason", d.finishReason}};
+                    if (!d.reasoning.isEmpty()) {
+                        j["reasoning"] = d.reasoning;
+                        j["reasoning_ms"] = d.reasoningMs;
+                    }
+                    drafts.append(j);
+                }
+                o["drafts"] = drafts;
+                o["chosen_draft"] = m.chosenDraft;
+            }
         }
         messages.append(o);
     }
     QJsonObject root{{"format", kFormat}, {"version", kFormatVersion}, {"title", c.title},
                      {"created_at", c.createdAt}, {"system_prompt", c.systemPrompt},
                      {"sampling", c.sampling.toJson()}, {"preset", c.preset}, {"messages", messages}};
+    if (c.drafts > 1) root["drafts"] = c.drafts;
     root["active_leaf"] = c.activeLeafId > 0 ? QJsonValue(c.activeLeafId) : QJsonValue();
     return QJsonDocument(root).toJson(QJsonDocument::Indented);
 }
@@ -118,6 +137,21 @@ qint64 importJson(ChatStore& store, const QByteArray& json) {
         if (!parent.isNull() && !parent.isUndefined() && !seen.contains(parent.toInteger(-1))) {
             throw StoreError(QStringLiteral("messages[%1].parent refers to a message that does not come before it").arg(i));
         }
+        if (m.contains("drafts")) {
+            const QJsonArray drafts = m.value("drafts").toArray();
+            if (!m.value("drafts").isArray() || drafts.size() > kMaxDrafts) {
+                throw StoreError(QStringLiteral("messages[%1].drafts must be an array of at most %2 drafts").arg(i).arg(kMaxDrafts));
+            }
+            for (int d = 0; d < drafts.size(); ++d) {
+                if (!drafts[d].toObject().value("content").isString()) {
+                    throw StoreError(QStringLiteral("messages[%1].drafts[%2].content must be a string").arg(i).arg(d));
+                }
+            }
+            const int chosen = m.value("chosen_draft").toInt(-1);
+            if (chosen < 0 || chosen >= drafts.size()) {
+                throw StoreError(QStringLiteral("messages[%1].chosen_draft must be an index into its %2 drafts").arg(i).arg(drafts.size()));
+            }
+        }
         seen.insert(id);
     }
     const QJsonValue leaf = root.value("active_leaf");
@@ -131,6 +165,7 @@ qint64 importJson(ChatStore& store, const QByteArray& json) {
         const qint64 cid = store.createConversation(root.value("title").toString(), root.value("system_prompt").toString(),
                                                     SamplingSettings::fromJson(root.value("sampling").toObject()),
                                                     root.value("preset").toString());
+        if (root.contains("drafts")) store.setDrafts(cid, root.value("drafts").toInt(1));
         QHash<qint64, qint64> newId;
         for (const QJsonValue& v : messages) {
             const QJsonObject o = v.toObject();
@@ -158,6 +193,14 @@ qint64 importJson(ChatStore& store, const QByteArray& json) {
             // A reply that was streaming when exported is not streaming in this database.
             if (m.status == MessageStatus::Streaming) m.status = MessageStatus::Interrupted;
             store.addMessage(m);
+            const QJsonArray drafts = o.value("drafts").toArray();
+            for (int d = 0; d < drafts.size(); ++d) {
+                const QJsonObject j = drafts[d].toObject();
+                store.saveDraft(m.id, DraftRecord{d, j.value("content").toString(), j.value("reasoning").toString(),
+                                                  j.value("reasoning_ms").toInteger(0), j.value("generated_tokens").toInt(),
+                                                  j.value("finish_reason").toString()});
+            }
+            if (!drafts.isEmpty()) store.chooseDraft(m.id, o.value("chosen_draft").toInt());
             newId.insert(o.value("id").toInteger(), m.id);
         }
         if (!leaf.isNull() && !leaf.isUndefined()) store.setActiveLeaf(cid, newId.value(leaf.toInteger()));

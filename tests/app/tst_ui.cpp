@@ -2,6 +2,7 @@
 // and shows its phase; type a prompt and press Enter, watch the reply stream and find it in the
 // database; side-by-side to three columns at once; the monitor's figures move; the message box takes
 // the keyboard when a chat is opened or made.
+#include <functional>
 #include <QQmlApplicationEngine>
 #include <QSignalSpy>
 #include <QQuickItem>
@@ -54,6 +55,7 @@ private slots:
     void serveSwitchOnTheModelsPage();
     void findDownloadVerifyAndOpenWhileChatting();
     void openingOrMakingAChatFocusesTheMessageBox();
+    void threeDraftsAndTheSwitcher();
 
 private:
     template <typename T = QQuickItem>
@@ -428,4 +430,65 @@ void UiTest::openingOrMakingAChatFocusesTheMessageBox() {
 }
 
 QTEST_MAIN(UiTest)
+// Drafts: chosen with the buttons in the chat's settings panel, three drafts of one reply stream
+// from one send, and the switcher in the reply's header moves between them; the draft shown is
+// the chat's reply in the history.
+void UiTest::threeDraftsAndTheSwitcher() {
+    QTest::keyClick(window_, Qt::Key_1, Qt::ControlModifier);
+    QTest::keyClick(window_, Qt::Key_N, Qt::ControlModifier);
+    const qint64 c = app_->currentConversationId();
+    QVERIFY(c > 0);
+    SamplingSettings s = presetNamed("Deterministic").settings;
+    s.temperature = 1.0;  // sampled, so the drafts differ
+    s.seed = 1234;
+    s.maxTokens = 24;
+    app_->store()->updateSettings(c, "", s, "");
+    app_->settings()->reload();
+    click(find("settingsButton"));
+    QQuickItem* three = findItem(window_->contentItem(), "drafts3");  // a Repeater's delegate
+    QVERIFY(three);
+    QTRY_VERIFY(three->isVisible());
+    click(three);
+    QTRY_COMPARE(app_->settings()->property("drafts").toInt(), 3);
+    click(find("settingsButton"));  // closed again
+
+    QQuickItem* input = find("composerInput");
+    input->forceActiveFocus();
+    QTRY_VERIFY(input->hasActiveFocus());
+    typeText(window_, "The little bird");
+    QSignalSpy generating(app_->messages(), &MessageListModel::generatingChanged);
+    QTest::keyClick(window_, Qt::Key_Return);
+    QTRY_VERIFY(generating.count() >= 1);
+    QTRY_VERIFY_WITH_TIMEOUT(!app_->messages()->generating(), 60000);
+    QCOMPARE(app_->messages()->rowCount(), 2);
+    const QModelIndex reply = app_->messages()->index(1, 0);
+    QCOMPARE(reply.data(MessageListModel::DraftCountRole).toInt(), 3);
+    QCOMPARE(reply.data(MessageListModel::DraftIndexRole).toInt(), 1);
+
+    // The switcher shows "1 / 3"; its right chevron moves to draft 2, which becomes the reply.
+    // Every message's delegate has one (a ListView's delegates, so searched by the visual tree);
+    // only the reply's shows.
+    QQuickItem* sw = nullptr;
+    std::function<void(QQuickItem*)> visit = [&](QQuickItem* item) {
+        if (item->objectName() == "draftSwitcher" && item->isVisible()) sw = item;
+        for (QQuickItem* child : item->childItems()) visit(child);
+    };
+    QTRY_VERIFY((visit(window_->contentItem()), sw != nullptr));
+    QQuickItem* next = nullptr;
+    for (QQuickItem* child : sw->childItems())
+        if (child->property("tip").toString() == "Next draft") next = child;
+    QVERIFY(next);
+    QStringList drafts{app_->messages()->lastText()};
+    for (int i = 2; i <= 3; ++i) {
+        click(next);
+        QTRY_COMPARE(app_->messages()->index(1, 0).data(MessageListModel::DraftIndexRole).toInt(), i);
+        drafts << app_->messages()->lastText();
+        const QList<MessageRecord> path = app_->store()->activePath(c);
+        QCOMPARE(path.size(), 2);
+        QCOMPARE(path[1].content, drafts.back());  // the history goes on with the draft shown
+    }
+    QVERIFY2(drafts[0] != drafts[1] || drafts[1] != drafts[2], qPrintable(drafts.join(" | ")));
+    QVERIFY(!next->isEnabled());  // no draft after the third
+}
+
 #include "tst_ui.moc"

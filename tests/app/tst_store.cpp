@@ -8,6 +8,7 @@
 #include <QSqlQuery>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <functional>
 
 #include "app/gui/store/chat_store.h"
 #include "app/gui/store/reply_journal.h"
@@ -82,6 +83,25 @@ void StoreTest::freshDatabaseIsCurrent() {
     QVERIFY(store.recoveryMessage().isEmpty());
 }
 
+// A database file left by an older Folio: created at schema `version` with the seed rows of that
+// version (seedAtVersion), plus whatever `extra` writes at that version; returns its path.
+static QString databaseAtVersion(const QTemporaryDir& dir, int version, const std::function<void(QSqlDatabase&)>& extra = {}) {
+    const QString path = dir.filePath(QString("v%1.db").arg(version));
+    const QString connection = QString("old-v%1").arg(version);
+    {
+        QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", connection);
+        db.setDatabaseName(path);
+        if (!db.open()) qFatal("cannot create %s", qPrintable(path));
+        migrate(db, version);
+        if (schemaVersion(db) != version) qFatal("migrate stopped at version %d, not %d", schemaVersion(db), version);
+        seedAtVersion(db, version);
+        if (extra) extra(db);
+        db.close();
+    }
+    QSqlDatabase::removeDatabase(connection);
+    return path;
+}
+
 void StoreTest::migratesFromEveryEarlierVersion_data() {
     QTest::addColumn<int>("version");
     for (int v = 1; v < kSchemaVersion; ++v) QTest::addRow("v%d", v) << v;
@@ -90,17 +110,7 @@ void StoreTest::migratesFromEveryEarlierVersion_data() {
 void StoreTest::migratesFromEveryEarlierVersion() {
     QFETCH(int, version);
     QTemporaryDir dir;
-    const QString path = dir.filePath("old.db");
-    {
-        QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", "old");
-        db.setDatabaseName(path);
-        QVERIFY(db.open());
-        migrate(db, version);
-        QCOMPARE(schemaVersion(db), version);
-        seedAtVersion(db, version);
-        db.close();
-    }
-    QSqlDatabase::removeDatabase("old");
+    const QString path = databaseAtVersion(dir, version);
 
     ChatStore store(path);
     QCOMPARE(schemaVersion(store.database()), kSchemaVersion);
@@ -125,18 +135,10 @@ void StoreTest::migratesFromEveryEarlierVersion() {
 
 void StoreTest::failedRepliesFromV4GetAnErrorColumn() {
     QTemporaryDir dir;
-    const QString path = dir.filePath("v4.db");
-    {
-        QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", "v4");
-        db.setDatabaseName(path);
-        QVERIFY(db.open());
-        migrate(db, 4);
-        seedAtVersion(db, 4);
+    const QString path = databaseAtVersion(dir, 4, [](QSqlDatabase& db) {
         exec(db, "INSERT INTO messages (id, conversation_id, parent_id, role, content, created_at, status, finish_reason)"
                  " VALUES (3, 7, 1, 'assistant', '', 1002, 'error', 'error')");
-        db.close();
-    }
-    QSqlDatabase::removeDatabase("v4");
+    });
     ChatStore store(path);
     QCOMPARE(schemaVersion(store.database()), kSchemaVersion);
     const MessageRecord failed = store.message(3);
@@ -459,16 +461,7 @@ void StoreTest::reasoningAndThinkingSwitchRoundTrip() {
 // A version-5 database (no reasoning columns, no switch) opens with empty reasoning and thinking on.
 void StoreTest::reasoningColumnsFromV5() {
     QTemporaryDir dir;
-    const QString path = dir.filePath("v5.db");
-    {
-        QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", "v5");
-        db.setDatabaseName(path);
-        QVERIFY(db.open());
-        migrate(db, 5);
-        seedAtVersion(db, 5);
-        db.close();
-    }
-    QSqlDatabase::removeDatabase("v5");
+    const QString path = databaseAtVersion(dir, 5);
     ChatStore store(path);
     QCOMPARE(schemaVersion(store.database()), kSchemaVersion);
     const MessageRecord m = store.message(2);
@@ -483,16 +476,7 @@ void StoreTest::reasoningColumnsFromV5() {
 // A version-6 database (before drafts) opens with every reply a plain one and every chat at 1 draft.
 void StoreTest::draftsFromV6() {
     QTemporaryDir dir;
-    const QString path = dir.filePath("v6.db");
-    {
-        QSqlDatabase db = QSqlDatabase::addDatabase("QSQLITE", "v6");
-        db.setDatabaseName(path);
-        QVERIFY(db.open());
-        migrate(db, 6);
-        seedAtVersion(db, 6);
-        db.close();
-    }
-    QSqlDatabase::removeDatabase("v6");
+    const QString path = databaseAtVersion(dir, 6);
     ChatStore store(path);
     QCOMPARE(schemaVersion(store.database()), kSchemaVersion);
     QCOMPARE(store.conversation(7).drafts, 1);

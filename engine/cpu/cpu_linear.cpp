@@ -10,13 +10,14 @@
 namespace folio::cpu {
 
 namespace {
-// The fp16 kernel's precondition: the largest |w| of a dense F16 matrix (finite), or -1.
-float f16_absmax(const DenseMatrix& d) {
-    const DenseF16Table* fk = dense_f16_kernels();
-    if (d.dtype != DType::F16 || !fk) return -1.0f;
+// The 16-bit kernel's precondition: the largest |w| of a dense matrix it takes (finite), or -1.
+float half_absmax(const DenseMatrix& d) {
+    const DenseHalfTable* fk = dense_half_kernels();
+    if (!fk || !(d.dtype == DType::F16 || (d.dtype == DType::BF16 && fk->bf16_weights))) return -1.0f;
     const uint16_t mx = fk->absmax_bits(static_cast<const uint16_t*>(d.data), size_t(d.rows) * size_t(d.cols));
-    if (mx >= 0x7C00) return -1.0f;  // inf or NaN weights: keep the fp32 path's semantics
-    return f16_to_f32(mx);
+    const bool f16 = d.dtype == DType::F16;
+    if (mx >= (f16 ? 0x7C00 : 0x7F80)) return -1.0f;  // inf or NaN weights: keep the fp32 path's semantics
+    return f16 ? f16_to_f32(mx) : bf16_to_f32(mx);
 }
 }  // namespace
 
@@ -27,7 +28,7 @@ PreparedLinear prepare_linear(const Linear& l) {
     p.out = l.out;
     if (l.kind == Linear::Kind::Dense) {
         p.dense = l.dense;
-        p.f16_absmax = f16_absmax(l.dense);
+        p.half_absmax = half_absmax(l.dense);
     }
     else if (l.kind == Linear::Kind::Fp8) p.fp8 = l.fp8;
     else p.awq = pack_awq(l.awq);
@@ -70,7 +71,7 @@ std::vector<PreparedLinear> prepare_linears(const std::vector<const Linear*>& in
             p.awq = pack_q8(l->dense, q8(i), arena);
         } else if (l->kind == Linear::Kind::Dense) {
             p.dense = l->dense;
-            p.f16_absmax = f16_absmax(l->dense);
+            p.half_absmax = half_absmax(l->dense);
         } else if (l->kind == Linear::Kind::Fp8) {
             p.fp8 = l->fp8;
         } else {
@@ -93,24 +94,24 @@ void run_linears(std::initializer_list<LinearOut> targets, const float* x, int m
                  ThreadPool& pool) {
     const KernelTable& k = kernels();
     bool quantized = false;
-    // Dense F16 targets in the int8 mode: x to fp16 once, scaled for the largest weight among them.
-    const DenseF16Table* const fk = act_parts == 1 ? dense_f16_kernels() : nullptr;
-    float f16_absmax = -1.0f;
+    // Dense 16-bit targets in the int8 mode: x to 16 bits once (fp16: scaled for the largest weight among them).
+    const DenseHalfTable* const fk = act_parts == 1 ? dense_half_kernels() : nullptr;
+    float half_absmax = -1.0f;
     if (fk)
         for (const auto& t : targets)
-            if (t.w->kind == Linear::Kind::Dense) f16_absmax = std::max(f16_absmax, t.w->f16_absmax);
-    const bool use_f16 = f16_absmax >= 0.0f;
+            if (t.w->kind == Linear::Kind::Dense) half_absmax = std::max(half_absmax, t.w->half_absmax);
+    const bool use_half = half_absmax >= 0.0f;
     const int in = targets.begin()->w->in;
     const int ldh = (in + 31) & ~31;
     uint16_t* xh = nullptr;
     float* unscale = nullptr;
-    if (use_f16) {
-        xh = static_cast<uint16_t*>(kernel_scratch(ScratchSlot::F16Acts, sizeof(uint16_t) * size_t(m) * size_t(ldh)));
-        unscale = static_cast<float*>(kernel_scratch(ScratchSlot::F16Unscale, sizeof(float) * size_t(m)));
+    if (use_half) {
+        xh = static_cast<uint16_t*>(kernel_scratch(ScratchSlot::HalfActs, sizeof(uint16_t) * size_t(m) * size_t(ldh)));
+        unscale = static_cast<float*>(kernel_scratch(ScratchSlot::HalfUnscale, sizeof(float) * size_t(m)));
         constexpr int kRowsPerTask = 16;
         pool.run((m + kRowsPerTask - 1) / kRowsPerTask, [&](int64_t i) {
             const int t0 = int(i) * kRowsPerTask;
-            fk->acts_to_f16(x, t0, std::min(m, t0 + kRowsPerTask), in, f16_absmax, xh, ldh, unscale);
+            fk->acts_to_half(x, t0, std::min(m, t0 + kRowsPerTask), in, half_absmax, xh, ldh, unscale);
         });
     }
     // Work units: 16-column blocks for AWQ, rows for dense and FP8. Chunks of about a quarter of a thread's
@@ -135,7 +136,7 @@ void run_linears(std::initializer_list<LinearOut> targets, const float* x, int m
             k.awq_int(w.awq, task.begin, task.end, acts, m, task.target->y, w.out);
         } else if (w.kind == Linear::Kind::Fp8) {
             k.fp8_rows(w.fp8, task.begin, task.end, x, m, task.target->y);
-        } else if (use_f16 && w.f16_absmax >= 0.0f) {
+        } else if (use_half && w.half_absmax >= 0.0f) {
             fk->dense_rows(w.dense, task.begin, task.end, xh, ldh, unscale, m, task.target->y);
         } else {
             k.dense_rows(w.dense, task.begin, task.end, x, m, task.target->y);

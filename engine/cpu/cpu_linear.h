@@ -22,9 +22,10 @@ struct PreparedLinear {
     DenseMatrix dense;  // kind == Dense
     AwqPacked awq;      // kind == Awq
     Fp8Matrix fp8;      // kind == Fp8: a view, decoded inside the kernel (weight-only, W8A16)
-    // Dense F16 on a CPU with the fp16 kernel (kernels.h, DenseF16Table): the largest |w|, which
-    // sets the activations' scale in the int8 (fast) mode; negative when that kernel is not used.
-    float f16_absmax = -1.0f;
+    // Dense F16 (or BF16) weights that the CPU's 16-bit kernel takes (kernels.h, DenseHalfTable): the
+    // largest |w|, which sets the fp16 kernel's activation scale in the int8 (fast) mode; negative when
+    // that kernel is not used.
+    float half_absmax = -1.0f;
 };
 
 PreparedLinear prepare_linear(const Linear& l);
@@ -44,8 +45,8 @@ struct LinearOut {
 };
 
 // y = x . W^T for every target, all reading x [m, in]. AWQ targets use `acts` (re-quantized here
-// from x with `act_parts` int8 parts; see act_quant.h); dense ones compute in fp32, except dense F16
-// weights in the int8 mode (act_parts == 1) where the CPU has AVX512-FP16: fp16 products (kernels.h).
+// from x with `act_parts` int8 parts; see act_quant.h); dense ones compute in fp32, except dense 16-bit
+// weights in the int8 mode (act_parts == 1) where the CPU has AVX512-FP16 or AVX512-BF16 (kernels.h).
 void run_linears(std::initializer_list<LinearOut> targets, const float* x, int m, int act_parts, QuantizedActs& acts,
                  ThreadPool& pool);
 

@@ -84,36 +84,46 @@ const KernelTable* kernels_for(const char* isa);
 // What kernels() does with a value of FOLIO_CPU_ISA (nullptr: unset), uncached, for tests.
 const KernelTable& choose_kernels(const char* requested);
 
-// The fast mode's dense kernel for fp16 weights (int8 mode; the exact mode never uses it): fp16
-// products on AVX512-FP16, each lane summing `steps` of them in fp16 before it is folded into fp32
-// (kernels_avx512fp16.cpp says why not bf16). Not bit-identical to dense_rows: the activations are rounded
-// to fp16 and each fp16 partial sum rounds too; for a row of inputs the error is at most about
-// (steps + 2) * 2^-11 * sum |w x| (tests/engine/cpu/dense_f16_kernel_test.cpp), typically far less.
-// Each element depends only on its row and token, so results are the same bits for any m or rows.
-struct DenseF16Table {
-    const char* isa;  // "avx512fp16"
-    int steps;        // 32-input steps summed in fp16 per fold
-    // The largest |w| of n fp16 weights, as bits with the sign cleared (>= 0x7C00: infinity or NaN).
+// The fast mode's dense kernels for 16-bit weights (int8 mode; the exact mode never uses them). Not
+// bit-identical to dense_rows; each element depends only on its row and token, so results are the same
+// bits for any m or rows (tests/engine/cpu/dense_half_kernel_test.cpp checks both, and the error bounds).
+//  - "avx512fp16" (F16 weights): fp16 products on AVX512-FP16, each lane summing `steps` of them in fp16
+//    before it is folded into fp32; the activations are rounded to fp16 after a power-of-two scale. Error
+//    at most about (steps + 2) * 2^-11 * sum |w x|, typically far less.
+//  - "avx512bf16" (F16 and BF16 weights): weights and activations rounded to bf16, pairs of products
+//    summed into fp32 by VDPBF16PS. Error at most about 2 * 2^-8 * sum |w x| (bf16 weights: 2^-8),
+//    typically far less.
+// Which one a CPU gets, and why: kernels.cpp (dense_half_kernels_for).
+struct DenseHalfTable {
+    const char* isa;   // "avx512fp16" or "avx512bf16"
+    int steps;         // fp16: 32-input steps summed in fp16 per fold; bf16: 0 (products summed in fp32)
+    int bits;          // significant bits of the rounded activations (and weights): 11 or 8
+    bool bf16_weights; // also takes BF16 weights (else F16 only)
+    // The largest |w| of n 16-bit weights (fp16 or bf16) as bits with the sign cleared (fp16 >= 0x7C00,
+    // bf16 >= 0x7F80: infinity or NaN).
     uint16_t (*absmax_bits)(const uint16_t* w, size_t n);
-    // x rows [t_begin, t_end) of [., in] to fp16 in xh [., ldx] (ldx >= in rounded up to 32, zero-padded),
-    // each scaled by a power of two chosen from w_absmax (the largest |w| of every matrix it will meet)
-    // so that no fp16 product or partial sum overflows; unscale[t] undoes it.
-    void (*acts_to_f16)(const float* x, int t_begin, int t_end, int in, float w_absmax, uint16_t* xh, int ldx, float* unscale);
-    // y[t, o] for o in [row_begin, row_end), t < m; W dense F16 [out, in]; xh from acts_to_f16.
+    // x rows [t_begin, t_end) of [., in] to 16 bits in xh [., ldx] (ldx >= in rounded up to 32, zero-padded);
+    // fp16 scales each row by a power of two chosen from w_absmax (the largest |w| of every matrix it will
+    // meet) so that no fp16 product or partial sum overflows; unscale[t] undoes it (bf16: 1).
+    void (*acts_to_half)(const float* x, int t_begin, int t_end, int in, float w_absmax, uint16_t* xh, int ldx, float* unscale);
+    // y[t, o] for o in [row_begin, row_end), t < m; W dense [out, in] of a dtype the kernel takes; xh
+    // from acts_to_half.
     void (*dense_rows)(const DenseMatrix& w, int row_begin, int row_end, const uint16_t* xh, int ldx, const float* unscale, int m,
                        float* y);
 };
-// The table when this CPU has AVX512-FP16 and the chosen kernels are AVX-512's (not when
-// FOLIO_CPU_ISA forces avx2 or generic); else nullptr, and dense F16 weights run on dense_rows.
-const DenseF16Table* dense_f16_kernels();
-// The same for a given kernel table (for tests): nullptr unless `base` is avx512/amx and the CPU has it.
-const DenseF16Table* dense_f16_kernels_for(const KernelTable& base);
+// The kernel the int8 mode uses for dense 16-bit weights on this CPU (nullptr: the fp32 FMA kernel).
+const DenseHalfTable* dense_half_kernels();
+// The same for a given kernel table (for tests): nullptr unless `base` is avx512/amx and the CPU has
+// AVX512-FP16 or AVX512-BF16.
+const DenseHalfTable* dense_half_kernels_for(const KernelTable& base);
+// A specific one, "avx512fp16" or "avx512bf16", for tests: nullptr when this CPU lacks it.
+const DenseHalfTable* dense_half_kernels_named(const char* isa);
 
 // Per-thread scratch for kernels, 64-byte aligned, at least `bytes` long, kept between calls (so a
 // step allocates nothing once warm). Each slot is a separate buffer; contents are undefined on
 // return. Lives in a baseline translation unit so that instruction-set builds instantiate no
 // shared template code (std::vector and friends) of their own.
-enum class ScratchSlot { DenseRows, DenseAcc, AmxWeights, AmxAcc, Fp8Rows, Fp8Out, F16Acts, F16Unscale, Count };
+enum class ScratchSlot { DenseRows, DenseAcc, AmxWeights, AmxAcc, Fp8Rows, Fp8Out, HalfActs, HalfUnscale, Count };
 void* kernel_scratch(ScratchSlot slot, size_t bytes);
 
 }  // namespace folio::cpu

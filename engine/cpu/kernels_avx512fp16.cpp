@@ -1,4 +1,4 @@
-// The fast mode's dense kernel for fp16 weights, on AVX512-FP16 (kernels.h: DenseF16Table; kernels_isa.h
+// The fast mode's dense kernel for fp16 weights, on AVX512-FP16 (kernels.h: DenseHalfTable; kernels_isa.h
 // says why the pragma comes after the includes).
 //
 // Why fp16 products and not bf16 (VDPBF16PS): on the Xeon this was written on, VDPBF16PS issues at a
@@ -125,7 +125,7 @@ void dense_rows(const DenseMatrix& w, int row_begin, int row_end, const uint16_t
 
 // Rows [t_begin, t_end) of x [., in] to fp16, each scaled by the power of two 2^e that brings its
 // largest |x| closest to (not above) limit = min(2^14, kPartialLimit / (kSteps * w_absmax)); unscale[t] = 2^-e.
-void acts_to_f16(const float* x, int t_begin, int t_end, int in, float w_absmax, uint16_t* xh, int ldx, float* unscale) {
+void acts_to_half(const float* x, int t_begin, int t_end, int in, float w_absmax, uint16_t* xh, int ldx, float* unscale) {
     const float limit = std::min(16384.0f, w_absmax > 0 ? kPartialLimit / (float(kSteps) * w_absmax) : 16384.0f);
     for (int t = t_begin; t < t_end; ++t) {
         const float* row = x + size_t(t) * size_t(in);
@@ -173,8 +173,8 @@ uint16_t absmax_bits(const uint16_t* w, size_t n) {
 
 }  // namespace
 
-extern const DenseF16Table table;
-const DenseF16Table table = {"avx512fp16", kSteps, &absmax_bits, &acts_to_f16, &dense_rows};
+extern const DenseHalfTable table;
+const DenseHalfTable table = {"avx512fp16", kSteps, 11, false, &absmax_bits, &acts_to_half, &dense_rows};
 
 }  // namespace folio::cpu::avx512fp16
 #pragma GCC pop_options

@@ -127,8 +127,8 @@ int run(int argc, char** argv) {
     };
     if (ab) {
         for (auto& g : groups) run_group(g, size_t(&g - groups.data()));  // warm-up: first touches
-        std::printf("%s on %d threads, m = %d: exact (3 parts) vs int8 (1 part), %d alternating pairs; fp16 kernel: %s\n", spec.c_str(),
-                    pool.size(), m, reps, folio::cpu::dense_f16_kernels() ? folio::cpu::dense_f16_kernels()->isa : "none");
+        std::printf("%s on %d threads, m = %d: exact (3 parts) vs int8 (1 part), %d alternating pairs; 16-bit dense kernel: %s\n", spec.c_str(),
+                    pool.size(), m, reps, folio::cpu::dense_half_kernels() ? folio::cpu::dense_half_kernels()->isa : "none");
         std::printf("  %-8s %14s %14s %24s %24s\n", "group", "exact ms (med)", "int8 ms (med)", "exact/int8 wall (range)",
                     "exact/int8 CPU time");
         std::vector<double> te_all(static_cast<size_t>(reps), 0.0), ti_all(static_cast<size_t>(reps), 0.0);

@@ -1,0 +1,169 @@
+// The fast mode's dense kernel for fp16 and bf16 weights on AVX512-BF16 (kernels.h: DenseHalfTable;
+// kernels_isa.h says why the pragma comes after the includes).
+//
+// Why: on Zen 4 VDPBF16PS issues at VFMADD231PS's rate with twice its products (32 per instruction:
+// 7.3 G/s each on the 2-vCPU EPYC, cpu_kernel_bench), so a prompt's dense linears can run at twice the
+// fp32 kernel's roof. (On the Sapphire Rapids Xeon it issues at a quarter of that rate; there the fp16
+// kernel is chosen, kernels.cpp.) Weights and activations are rounded to bf16 (8 significant bits;
+// bf16 weights are used as stored) and VDPBF16PS sums each pair of products into fp32 lanes, so the
+// error is that of the two roundings, about 2^-8 of each product at worst and far less on a sum of many,
+// with no scaling: bf16 has fp32's range.
+#include "engine/cpu/kernels_isa.h"
+
+#pragma GCC push_options
+#pragma GCC target("avx512f,avx512bw,avx512vl,avx512dq,avx512bf16,fma,f16c")
+namespace folio::cpu::avx512bf16 {
+namespace {
+
+constexpr int kMR = 6, kNR = 4;      // register tile: 6 tokens x 4 rows = 24 fp32 accumulators
+constexpr size_t kBlockBytes = size_t(384) << 10;  // a block of bf16 rows stays in L2
+
+// Sum of 16 lanes, folded 8, 4, 2, 1 (a fixed order: the same bits for any batch). In registers: a
+// fold through memory stalls on store forwarding and cost half the kernel's time outside the tile.
+inline float hsum(__m512 v) {
+    const __m256 s8 = _mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1));
+    const __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1));
+    const __m128 s2 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
+    return _mm_cvtss_f32(_mm_add_ss(s2, _mm_movehdup_ps(s2)));
+}
+
+inline __m512bh as_bh(__m512i v) { return (__m512bh)v; }
+
+// 32 fp16 values to bf16: exact to fp32, then rounded to nearest even (VCVTNE2PS2BF16).
+inline __m512i f16x32_to_bf16(const uint16_t* src) {
+    const __m512 lo = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src)));
+    const __m512 hi = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + 16)));
+    const __m512bh b = _mm512_cvtne2ps_pbh(hi, lo);
+    return (__m512i)b;
+}
+
+// Rows [r0, r0 + nb) of w as bf16 into buf [nb][ld] (ld = in rounded up to 32, zero-padded).
+void rows_to_bf16(const DenseMatrix& w, int r0, int nb, uint16_t* buf, int ld) {
+    const int in = w.cols;
+    const int full = in / 32 * 32;
+    const __mmask32 tail = __mmask32((uint64_t(1) << (in - full)) - 1);
+    for (int j = 0; j < nb; ++j) {
+        const uint16_t* src = static_cast<const uint16_t*>(w.data) + size_t(r0 + j) * size_t(in);
+        uint16_t* dst = buf + size_t(j) * size_t(ld);
+        if (w.dtype == DType::BF16) {
+            std::memcpy(dst, src, sizeof(uint16_t) * size_t(in));
+        } else {
+            for (int k = 0; k < full; k += 32) _mm512_storeu_si512(dst + k, f16x32_to_bf16(src + k));
+            if (full < in) {
+                const __m512i h = _mm512_maskz_loadu_epi16(tail, src + full);
+                const __m512 lo = _mm512_cvtph_ps(_mm512_castsi512_si256(h));
+                const __m512 hi = _mm512_cvtph_ps(_mm512_extracti64x4_epi64(h, 1));
+                const __m512bh b = _mm512_cvtne2ps_pbh(hi, lo);
+                _mm512_storeu_si512(dst + full, (__m512i)b);
+            }
+        }
+        for (int k = in; k < ld; ++k) dst[k] = 0;
+    }
+}
+
+// acc[j * MR + u] (16 fp32 lanes) += w row j . x token u over inputs [k0, k1) (multiples of 32, both
+// zero-padded): lane l takes inputs 32 s + 2l and 32 s + 2l + 1 in increasing s.
+template <int MR>
+inline void tile(const uint16_t* const* wrow, const uint16_t* x, int ldx, int k0, int k1, float* acc) {
+    __m512 a[kNR][MR];
+    for (int j = 0; j < kNR; ++j)
+        for (int u = 0; u < MR; ++u) a[j][u] = _mm512_loadu_ps(acc + (size_t(j) * MR + u) * 16);
+    for (int k = k0; k < k1; k += 32) {
+        __m512i wv[kNR];
+        for (int j = 0; j < kNR; ++j) wv[j] = _mm512_loadu_si512(wrow[j] + k);
+        for (int u = 0; u < MR; ++u) {
+            const __m512bh xv = as_bh(_mm512_loadu_si512(x + size_t(u) * size_t(ldx) + size_t(k)));
+            for (int j = 0; j < kNR; ++j) a[j][u] = _mm512_dpbf16_ps(a[j][u], as_bh(wv[j]), xv);
+        }
+    }
+    for (int j = 0; j < kNR; ++j)
+        for (int u = 0; u < MR; ++u) _mm512_storeu_ps(acc + (size_t(j) * MR + u) * 16, a[j][u]);
+}
+
+// The block's rows (bf16 in buf, ld apart) against tokens [t0, t0 + MR), each tile over every input.
+// Passes over slices of the inputs (to keep the tokens' slice of x in L1) measured slower on Zen 4:
+// 512-input slices ran at 1.8x the fp32 kernel, whole rows at 2.2-2.4x (cpu_kernel_bench --ab, m = 128);
+// the tile's loads and stores of its 24 accumulators per slice cost more than x's L2 reads.
+// Rows past nb repeat the last row.
+template <int MR>
+void block_tokens(const uint16_t* buf, int ld, int r0, int nb, int out, const uint16_t* xh, int ldx, int t0, float* acc, float* y) {
+    const int nb_pad = (nb + kNR - 1) / kNR * kNR;
+    std::memset(acc, 0, sizeof(float) * size_t(nb_pad) * MR * 16);
+    const uint16_t* xt = xh + size_t(t0) * size_t(ldx);
+    for (int j = 0; j < nb_pad; j += kNR) {
+        const uint16_t* rows[kNR];
+        for (int q = 0; q < kNR; ++q) rows[q] = buf + size_t(std::min(j + q, nb - 1)) * size_t(ld);
+        tile<MR>(rows, xt, ldx, 0, ld, acc + size_t(j) * MR * 16);
+    }
+    for (int u = 0; u < MR; ++u)
+        for (int j = 0; j < nb; ++j)
+            y[size_t(t0 + u) * size_t(out) + size_t(r0 + j)] = hsum(_mm512_loadu_ps(acc + (size_t(j) * MR + u) * 16));
+}
+
+void dense_rows(const DenseMatrix& w, int row_begin, int row_end, const uint16_t* xh, int ldx, const float* /*unscale*/, int m,
+                float* y) {
+    const int ld = (w.cols + 31) & ~31;
+    const int rows_fit = int(std::max<size_t>(kNR, kBlockBytes / (size_t(ld) * 2)));
+    const int block = std::max(kNR, std::min(64, rows_fit) / kNR * kNR);
+    uint16_t* const buf = static_cast<uint16_t*>(kernel_scratch(ScratchSlot::DenseRows, sizeof(uint16_t) * size_t(block) * size_t(ld)));
+    float* const acc = static_cast<float*>(kernel_scratch(ScratchSlot::DenseAcc, sizeof(float) * size_t(block) * kMR * 16));
+    for (int r0 = row_begin; r0 < row_end; r0 += block) {
+        const int nb = std::min(block, row_end - r0);
+        rows_to_bf16(w, r0, nb, buf, ld);
+        int t0 = 0;
+        for (; t0 + kMR <= m; t0 += kMR) block_tokens<kMR>(buf, ld, r0, nb, w.rows, xh, ldx, t0, acc, y);
+        switch (m - t0) {
+            case 0: break;
+            case 5: block_tokens<5>(buf, ld, r0, nb, w.rows, xh, ldx, t0, acc, y); break;
+            case 4: block_tokens<4>(buf, ld, r0, nb, w.rows, xh, ldx, t0, acc, y); break;
+            case 3: block_tokens<3>(buf, ld, r0, nb, w.rows, xh, ldx, t0, acc, y); break;
+            case 2: block_tokens<2>(buf, ld, r0, nb, w.rows, xh, ldx, t0, acc, y); break;
+            default: block_tokens<1>(buf, ld, r0, nb, w.rows, xh, ldx, t0, acc, y); break;
+        }
+    }
+}
+
+// Rows [t_begin, t_end) of x [., in] to bf16 (round to nearest even) in xh [., ldx], zero-padded.
+// No scaling is needed (bf16 has fp32's exponent range): unscale[t] = 1.
+void acts_to_half(const float* x, int t_begin, int t_end, int in, float /*w_absmax*/, uint16_t* xh, int ldx, float* unscale) {
+    for (int t = t_begin; t < t_end; ++t) {
+        const float* row = x + size_t(t) * size_t(in);
+        uint16_t* dst = xh + size_t(t) * size_t(ldx);
+        int i = 0;
+        for (; i + 32 <= in; i += 32) {
+            const __m512bh b = _mm512_cvtne2ps_pbh(_mm512_loadu_ps(row + i + 16), _mm512_loadu_ps(row + i));
+            _mm512_storeu_si512(dst + i, (__m512i)b);
+        }
+        for (; i < in; i += 16) {
+            const int n = std::min(16, in - i);
+            const __mmask16 mk = __mmask16((1u << n) - 1);
+            const __m256bh b = _mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(mk, row + i));
+            _mm256_mask_storeu_epi16(dst + i, mk, (__m256i)b);
+        }
+        for (int p = in; p < ldx; ++p) dst[p] = 0;
+        unscale[t] = 1.0f;
+    }
+}
+
+// The largest |w| of n 16-bit values as bits with the sign cleared (fp16 and bf16 alike: the order of
+// the magnitudes' bits is that of the magnitudes).
+uint16_t absmax_bits(const uint16_t* w, size_t n) {
+    const __m512i mag = _mm512_set1_epi16(0x7FFF);
+    __m512i mx = _mm512_setzero_si512();
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32) mx = _mm512_max_epu16(mx, _mm512_and_si512(_mm512_loadu_si512(w + i), mag));
+    alignas(64) uint16_t lanes[32];
+    _mm512_store_si512(lanes, mx);
+    uint16_t m = 0;
+    for (uint16_t v : lanes) m = std::max(m, v);
+    for (; i < n; ++i) m = std::max<uint16_t>(m, w[i] & 0x7FFF);
+    return m;
+}
+
+}  // namespace
+
+extern const DenseHalfTable table;
+const DenseHalfTable table = {"avx512bf16", 0, 8, true, &absmax_bits, &acts_to_half, &dense_rows};
+
+}  // namespace folio::cpu::avx512bf16
+#pragma GCC pop_options

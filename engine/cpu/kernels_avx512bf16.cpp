@@ -100,8 +100,64 @@ void block_tokens(const uint16_t* buf, int ld, int r0, int nb, int out, const ui
             y[size_t(t0 + u) * size_t(out) + size_t(r0 + j)] = hsum(_mm512_loadu_ps(acc + (size_t(j) * MR + u) * 16));
 }
 
+// Tokens [0, MR) (all of them: MR = m <= kMR) straight from the stored rows, each 32-input step of 4
+// rows rounded to bf16 in registers. For decode the blocked path's copy of every weight to scratch and
+// back cost a third of the step (12.9 against 15.9 tok/s for the fp32 kernel). Same products, same
+// order per lane (zero padding past `in`, whole rows) and the same fold as block_tokens: the same bits.
+template <int MR, bool kF16>
+void direct_tokens(const DenseMatrix& w, int row_begin, int row_end, const uint16_t* xh, int ldx, float* y) {
+    const int in = w.cols;
+    const int full = in / 32 * 32;
+    const __mmask32 tail = __mmask32((uint64_t(1) << (in - full)) - 1);
+    const uint16_t* base = static_cast<const uint16_t*>(w.data);
+    const auto load = [&](const uint16_t* src, bool masked) -> __m512i {
+        if (!masked) return kF16 ? f16x32_to_bf16(src) : _mm512_loadu_si512(src);
+        const __m512i h = _mm512_maskz_loadu_epi16(tail, src);
+        if (!kF16) return h;
+        const __m512 lo = _mm512_cvtph_ps(_mm512_castsi512_si256(h));
+        const __m512 hi = _mm512_cvtph_ps(_mm512_extracti64x4_epi64(h, 1));
+        return (__m512i)_mm512_cvtne2ps_pbh(hi, lo);
+    };
+    for (int r = row_begin; r < row_end; r += kNR) {
+        const uint16_t* rows[kNR];
+        for (int q = 0; q < kNR; ++q) rows[q] = base + size_t(std::min(r + q, row_end - 1)) * size_t(in);
+        __m512 a[kNR][MR];
+        for (int j = 0; j < kNR; ++j)
+            for (int u = 0; u < MR; ++u) a[j][u] = _mm512_setzero_ps();
+        const auto step = [&](int k, bool masked) {
+            __m512i wv[kNR];
+            for (int j = 0; j < kNR; ++j) wv[j] = load(rows[j] + k, masked);
+            for (int u = 0; u < MR; ++u) {
+                const __m512bh xv = as_bh(_mm512_loadu_si512(xh + size_t(u) * size_t(ldx) + size_t(k)));
+                for (int j = 0; j < kNR; ++j) a[j][u] = _mm512_dpbf16_ps(a[j][u], as_bh(wv[j]), xv);
+            }
+        };
+        for (int k = 0; k < full; k += 32) step(k, false);
+        if (full < in) step(full, true);
+        for (int j = 0; j < std::min(kNR, row_end - r); ++j)
+            for (int u = 0; u < MR; ++u) y[size_t(u) * size_t(w.rows) + size_t(r + j)] = hsum(a[j][u]);
+    }
+}
+
+template <bool kF16>
+void direct_rows(const DenseMatrix& w, int row_begin, int row_end, const uint16_t* xh, int ldx, int m, float* y) {
+    switch (m) {
+        case 1: direct_tokens<1, kF16>(w, row_begin, row_end, xh, ldx, y); break;
+        case 2: direct_tokens<2, kF16>(w, row_begin, row_end, xh, ldx, y); break;
+        case 3: direct_tokens<3, kF16>(w, row_begin, row_end, xh, ldx, y); break;
+        case 4: direct_tokens<4, kF16>(w, row_begin, row_end, xh, ldx, y); break;
+        case 5: direct_tokens<5, kF16>(w, row_begin, row_end, xh, ldx, y); break;
+        default: direct_tokens<6, kF16>(w, row_begin, row_end, xh, ldx, y); break;
+    }
+}
+
 void dense_rows(const DenseMatrix& w, int row_begin, int row_end, const uint16_t* xh, int ldx, const float* /*unscale*/, int m,
                 float* y) {
+    if (m <= kMR) {  // one token group: every weight is used once, so no copy to scratch
+        if (w.dtype == DType::BF16) direct_rows<false>(w, row_begin, row_end, xh, ldx, m, y);
+        else direct_rows<true>(w, row_begin, row_end, xh, ldx, m, y);
+        return;
+    }
     const int ld = (w.cols + 31) & ~31;
     const int rows_fit = int(std::max<size_t>(kNR, kBlockBytes / (size_t(ld) * 2)));
     const int block = std::max(kNR, std::min(64, rows_fit) / kNR * kNR);

@@ -18,14 +18,7 @@ namespace {
 constexpr int kMR = 6, kNR = 4;      // register tile: 6 tokens x 4 rows = 24 fp32 accumulators
 constexpr size_t kBlockBytes = size_t(384) << 10;  // a block of bf16 rows stays in L2
 
-// Sum of 16 lanes, folded 8, 4, 2, 1 (a fixed order: the same bits for any batch). In registers: a
-// fold through memory stalls on store forwarding and cost half the kernel's time outside the tile.
-inline float hsum(__m512 v) {
-    const __m256 s8 = _mm256_add_ps(_mm512_castps512_ps256(v), _mm512_extractf32x8_ps(v, 1));
-    const __m128 s4 = _mm_add_ps(_mm256_castps256_ps128(s8), _mm256_extractf128_ps(s8, 1));
-    const __m128 s2 = _mm_add_ps(s4, _mm_movehl_ps(s4, s4));
-    return _mm_cvtss_f32(_mm_add_ss(s2, _mm_movehdup_ps(s2)));
-}
+#include "engine/cpu/kernels_half.inc"  // hsum, absmax_bits
 
 inline __m512bh as_bh(__m512i v) { return (__m512bh)v; }
 
@@ -199,21 +192,6 @@ void acts_to_half(const float* x, int t_begin, int t_end, int in, float /*w_absm
         for (int p = in; p < ldx; ++p) dst[p] = 0;
         unscale[t] = 1.0f;
     }
-}
-
-// The largest |w| of n 16-bit values as bits with the sign cleared (fp16 and bf16 alike: the order of
-// the magnitudes' bits is that of the magnitudes).
-uint16_t absmax_bits(const uint16_t* w, size_t n) {
-    const __m512i mag = _mm512_set1_epi16(0x7FFF);
-    __m512i mx = _mm512_setzero_si512();
-    size_t i = 0;
-    for (; i + 32 <= n; i += 32) mx = _mm512_max_epu16(mx, _mm512_and_si512(_mm512_loadu_si512(w + i), mag));
-    alignas(64) uint16_t lanes[32];
-    _mm512_store_si512(lanes, mx);
-    uint16_t m = 0;
-    for (uint16_t v : lanes) m = std::max(m, v);
-    for (; i < n; ++i) m = std::max<uint16_t>(m, w[i] & 0x7FFF);
-    return m;
 }
 
 }  // namespace

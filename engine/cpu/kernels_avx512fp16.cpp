@@ -20,14 +20,9 @@ constexpr int kChunk = 32 * kSteps;   // inputs per fold (the tokens' slice of x
 constexpr int kMR = 6, kNR = 4;       // register tile: 6 tokens x 4 rows = 24 fp16 accumulators
 constexpr float kPartialLimit = 32768.0f;  // bound on any fp16 partial sum (< 65504)
 
-// Sum and maximum of 16 lanes, folded 8, 4, 2, 1 (GCC 12's _mm512_reduce_* warn inside its headers).
-inline float hsum(__m512 v) {
-    alignas(64) float f[16];
-    _mm512_store_ps(f, v);
-    for (int w = 8; w > 0; w /= 2)
-        for (int l = 0; l < w; ++l) f[l] += f[l + w];
-    return f[0];
-}
+#include "engine/cpu/kernels_half.inc"  // hsum, absmax_bits
+
+// Maximum of 16 lanes, folded 8, 4, 2, 1 (GCC 12's _mm512_reduce_* warn inside its headers).
 inline float hmax(__m512 v) {
     alignas(64) float f[16];
     _mm512_store_ps(f, v);
@@ -155,20 +150,6 @@ void acts_to_half(const float* x, int t_begin, int t_end, int in, float w_absmax
         for (int p = in; p < ldx; ++p) dst[p] = 0;
         unscale[t] = std::ldexp(1.0f, -e);
     }
-}
-
-// The largest |w| of n fp16 values as bits (sign cleared): a NaN or infinity shows as >= 0x7C00.
-uint16_t absmax_bits(const uint16_t* w, size_t n) {
-    const __m512i mag = _mm512_set1_epi16(0x7FFF);
-    __m512i mx = _mm512_setzero_si512();
-    size_t i = 0;
-    for (; i + 32 <= n; i += 32) mx = _mm512_max_epu16(mx, _mm512_and_si512(_mm512_loadu_si512(w + i), mag));
-    alignas(64) uint16_t lanes[32];
-    _mm512_store_si512(lanes, mx);
-    uint16_t m = 0;
-    for (uint16_t v : lanes) m = std::max(m, v);
-    for (; i < n; ++i) m = std::max<uint16_t>(m, w[i] & 0x7FFF);
-    return m;
 }
 
 }  // namespace

@@ -97,7 +97,10 @@ void block_tokens(const uint16_t* buf, int ld, int r0, int nb, int out, const ui
 // rows rounded to bf16 in registers. For decode the blocked path's copy of every weight to scratch and
 // back cost a third of the step (12.9 against 15.9 tok/s for the fp32 kernel). Same products, same
 // order per lane (zero padding past `in`, whole rows) and the same fold as block_tokens: the same bits.
-template <int MR, bool kF16>
+// One or two tokens take 8 rows at a time (more loads in flight: at m = 1 under load, 0.97-1.00x of the
+// fp32 kernel's time against 0.86-0.89x with 4 rows, cpu_kernel_bench --ab); a row's result does not
+// depend on its group.
+template <int MR, bool kF16, int NR = (MR <= 2 ? 8 : kNR)>
 void direct_tokens(const DenseMatrix& w, int row_begin, int row_end, const uint16_t* xh, int ldx, float* y) {
     const int in = w.cols;
     const int full = in / 32 * 32;
@@ -111,23 +114,23 @@ void direct_tokens(const DenseMatrix& w, int row_begin, int row_end, const uint1
         const __m512 hi = _mm512_cvtph_ps(_mm512_extracti64x4_epi64(h, 1));
         return (__m512i)_mm512_cvtne2ps_pbh(hi, lo);
     };
-    for (int r = row_begin; r < row_end; r += kNR) {
-        const uint16_t* rows[kNR];
-        for (int q = 0; q < kNR; ++q) rows[q] = base + size_t(std::min(r + q, row_end - 1)) * size_t(in);
-        __m512 a[kNR][MR];
-        for (int j = 0; j < kNR; ++j)
+    for (int r = row_begin; r < row_end; r += NR) {
+        const uint16_t* rows[NR];
+        for (int q = 0; q < NR; ++q) rows[q] = base + size_t(std::min(r + q, row_end - 1)) * size_t(in);
+        __m512 a[NR][MR];
+        for (int j = 0; j < NR; ++j)
             for (int u = 0; u < MR; ++u) a[j][u] = _mm512_setzero_ps();
         const auto step = [&](int k, bool masked) {
-            __m512i wv[kNR];
-            for (int j = 0; j < kNR; ++j) wv[j] = load(rows[j] + k, masked);
+            __m512i wv[NR];
+            for (int j = 0; j < NR; ++j) wv[j] = load(rows[j] + k, masked);
             for (int u = 0; u < MR; ++u) {
                 const __m512bh xv = as_bh(_mm512_loadu_si512(xh + size_t(u) * size_t(ldx) + size_t(k)));
-                for (int j = 0; j < kNR; ++j) a[j][u] = _mm512_dpbf16_ps(a[j][u], as_bh(wv[j]), xv);
+                for (int j = 0; j < NR; ++j) a[j][u] = _mm512_dpbf16_ps(a[j][u], as_bh(wv[j]), xv);
             }
         };
         for (int k = 0; k < full; k += 32) step(k, false);
         if (full < in) step(full, true);
-        for (int j = 0; j < std::min(kNR, row_end - r); ++j)
+        for (int j = 0; j < std::min(NR, row_end - r); ++j)
             for (int u = 0; u < MR; ++u) y[size_t(u) * size_t(w.rows) + size_t(r + j)] = hsum(a[j][u]);
     }
 }

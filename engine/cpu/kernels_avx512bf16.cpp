@@ -97,8 +97,8 @@ void block_tokens(const uint16_t* buf, int ld, int r0, int nb, int out, const ui
 // rows rounded to bf16 in registers. For decode the blocked path's copy of every weight to scratch and
 // back cost a third of the step (12.9 against 15.9 tok/s for the fp32 kernel). Same products, same
 // order per lane (zero padding past `in`, whole rows) and the same fold as block_tokens: the same bits.
-// One or two tokens take 8 rows at a time (more loads in flight: at m = 1 under load, 0.97-1.00x of the
-// fp32 kernel's time against 0.86-0.89x with 4 rows, cpu_kernel_bench --ab); a row's result does not
+// One or two tokens take 8 rows at a time (more loads in flight: at m = 1 under load, 1.00-1.03x the
+// fp32 kernel's time against 1.12-1.16x with 4 rows, cpu_kernel_bench --ab); a row's result does not
 // depend on its group.
 template <int MR, bool kF16, int NR = (MR <= 2 ? 8 : kNR)>
 void direct_tokens(const DenseMatrix& w, int row_begin, int row_end, const uint16_t* xh, int ldx, float* y) {

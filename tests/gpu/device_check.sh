@@ -107,35 +107,38 @@ finish() {
 }
 
 # ---- 1. dependencies --------------------------------------------------------------------------
-# The packages tests/gpu/fetch_deps.sh downloads (runtime library, -dev, and pkg-config itself).
-needed=(libsentencepiece0 libsentencepiece-dev libspdlog1.10 libspdlog-dev libfmt9 libfmt-dev nlohmann-json3-dev
-        libgtest-dev libgmock-dev pkgconf-bin libpkgconf3)
+# tests/gpu/fetch_deps.sh's tree of Debian packages (the build's -dev packages, their libraries and
+# those libraries' own, pkg-config itself), and with --fixtures the fixtures, both packed with xz.
+needed=(libsentencepiece-dev libspdlog-dev libfmt-dev nlohmann-json3-dev libpcre2-dev libicu-dev libsimdjson-dev
+        libcurl4-openssl-dev libssl-dev libcpp-httplib-dev libgtest-dev libgmock-dev pkgconf-bin)
 prefix=$build/deps-prefix
 missing=()
-for p in "${needed[@]}"; do ls "$deps/${p}_"*.deb >/dev/null 2>&1 || missing+=("$p"); done
-if [ ${#missing[@]} -gt 0 ]; then
-  row "dependencies" FAIL "not in $deps: ${missing[*]} (run tests/gpu/fetch_deps.sh and carry .deps)"
+for p in "${needed[@]}"; do grep -q "^$p " "$deps/packages.txt" 2>/dev/null || missing+=("$p"); done
+if [ ! -f "$deps/prefix.tar.xz" ] || [ ${#missing[@]} -gt 0 ]; then
+  row "dependencies" FAIL "$deps/prefix.tar.xz lacks ${missing[*]:-everything} (run tests/gpu/fetch_deps.sh and carry .deps)"
   finish 1
 fi
 rm -rf "$prefix"
 mkdir -p "$prefix"
-for deb in "$deps"/*.deb; do
-  if command -v dpkg-deb >/dev/null; then
-    dpkg-deb -x "$deb" "$prefix" || { row "dependencies" FAIL "dpkg-deb -x $deb failed"; finish 1; }
-  else  # no dpkg: a .deb is an ar archive holding data.tar.*
-    (cd "$prefix" && ar x "$deb" && tar -xf data.tar.* && rm -f data.tar.* control.tar.* debian-binary) ||
-      { row "dependencies" FAIL "unpacking $deb without dpkg failed"; finish 1; }
-  fi
-done
+if ! xz -dc "$deps/prefix.tar.xz" | tar -xf - -C "$prefix"; then
+  row "dependencies" FAIL "unpacking $deps/prefix.tar.xz failed"
+  finish 1
+fi
+if [ ! -f "$fixtures/models/stories260K/config.json" ] && [ -f "$deps/fixtures.tar.xz" ]; then
+  # The tree came without tests/fixtures (too large for the device tool): the packed copy instead.
+  fixtures=$build/fixtures
+  rm -rf "$fixtures" && mkdir -p "$fixtures" && xz -dc "$deps/fixtures.tar.xz" | tar -xf - -C "$fixtures"
+fi
 libdir=$prefix/usr/lib/x86_64-linux-gnu
-export LD_LIBRARY_PATH=$libdir${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# (Some bookworm packages still install into /lib: zlib, zstd, libcom-err, libkeyutils.)
+export LD_LIBRARY_PATH=$libdir:$prefix/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 # The .pc files say prefix=/usr: the sysroot maps them into the unpacked tree; LIBDIR replaces the
 # system's search path, so only the prefix's .pc files are seen.
 export PKG_CONFIG_SYSROOT_DIR=$prefix
 export PKG_CONFIG_LIBDIR=$libdir/pkgconfig:$prefix/usr/share/pkgconfig
 unset PKG_CONFIG_PATH
 pkgconfig=$prefix/usr/bin/pkgconf  # the carried one: the machine may have no pkg-config
-row "dependencies" PASS "$(ls "$deps"/*.deb | wc -l) .debs unpacked into ${prefix#"$root"/}"
+row "dependencies" PASS "$(wc -l <"$deps/packages.txt") Debian packages unpacked into ${prefix#"$root"/}"
 
 if [ -f "$fixtures/models/stories260K/config.json" ] && [ -f "$fixtures/models/tiny-awq/config.json" ]; then
   row "fixtures" PASS "$fixtures"
@@ -169,20 +172,22 @@ row "build (sm_$arch, $jobs jobs)" PASS "${t_build} s, configure included"
 
 # Every third-party header and library must come from the prefix: the machine may have none, and
 # where it has some (a dry run here), using them would prove nothing about the .debs.
+cached='spdlog_DIR|fmt_DIR|nlohmann_json_DIR|GTest_DIR|(SENTENCEPIECE|PCRE2|ICU|SIMDJSON|HTTPLIB)_(INCLUDE_DIRS|LIBDIR)|CURL_INCLUDE_DIR|CURL_LIBRARY_RELEASE|OPENSSL_(INCLUDE_DIR|CRYPTO_LIBRARY|SSL_LIBRARY)'
 {
-  grep -E '^(spdlog_DIR|fmt_DIR|nlohmann_json_DIR|GTest_DIR|SENTENCEPIECE_[A-Z_]*DIRS?|PKG_CONFIG_EXECUTABLE)[:=]' "$build/CMakeCache.txt"
+  grep -E "^($cached|PKG_CONFIG_EXECUTABLE)[:=]" "$build/CMakeCache.txt"
 } >"$out/isolation.log"
-outside=$(grep -E '^(spdlog_DIR|fmt_DIR|nlohmann_json_DIR|GTest_DIR|SENTENCEPIECE_INCLUDE_DIRS|SENTENCEPIECE_LIBDIR)[:=]' \
+outside=$(grep -E "^($cached)[:=]" \
             "$build/CMakeCache.txt" | grep -v "$prefix" | cut -d: -f1)
 # Headers actually read (ninja's dependency log) and libraries actually linked (build.ninja).
 sys_headers=$(ninja -C "$build" -t deps 2>/dev/null |
-              grep -E '^ +/usr/(local/)?include/(spdlog|fmt|nlohmann|sentencepiece|gtest|gmock)/' | sort -u)
+              grep -E '^ +/usr/(local/)?include/(spdlog|fmt|nlohmann|sentencepiece|gtest|gmock|unicode|curl|openssl|x86_64-linux-gnu/(curl|openssl|unicode))/|^ +/usr/(local/)?include/(pcre2|simdjson|httplib)\.h' | sort -u)
 # (build.ninja names files inside the build folder, the prefix among them, relative to it.)
-sys_libs=$(grep -oE '(^|[ :=])(/usr/(local/)?lib[^ ]*/lib|-l)(spdlog|fmt|sentencepiece|gtest|gmock)[^ ]*' "$build/build.ninja" | sort -u)
-n_lib=$(grep -oE "(^|[ :=])($prefix/|deps-prefix/)usr/lib[^ ]*/lib(spdlog|fmt|sentencepiece|gtest|gmock)[^ ]*" "$build/build.ninja" |
+libs='(spdlog|fmt|sentencepiece|gtest|gmock|pcre2|icu|simdjson|curl|ssl|crypto|cpp-httplib)'
+sys_libs=$(grep -oE "(^|[ :=])(/usr/(local/)?lib[^ ]*/lib|-l)$libs[^ ]*" "$build/build.ninja" | sort -u)
+n_lib=$(grep -oE "(^|[ :=])($prefix/|deps-prefix/)usr/lib[^ ]*/lib$libs[^ ]*" "$build/build.ninja" |
         sed 's/^[ :=]//' | sort -u | wc -l)
 { echo "headers from the system:"; echo "$sys_headers"; echo "libraries from the system:"; echo "$sys_libs"; } >>"$out/isolation.log"
-n_hdr=$(ninja -C "$build" -t deps 2>/dev/null | grep -cE "^ +$prefix/usr/include/(spdlog|fmt|nlohmann|sentencepiece|gtest)")
+n_hdr=$(ninja -C "$build" -t deps 2>/dev/null | grep -cE "^ +$prefix/usr/include/")
 if [ -n "$outside" ] || [ -n "$sys_headers" ] || [ -n "$sys_libs" ]; then
   row "libraries from the .debs only" FAIL "system copies used: ${outside//$'\n'/ } $(echo "$sys_headers" "$sys_libs" | head -3 | tr '\n' ' ') (isolation.log)"
 else

@@ -22,116 +22,94 @@ constexpr size_t kBlockBytes = size_t(384) << 10;  // a block of bf16 rows stays
 
 inline __m512bh as_bh(__m512i v) { return (__m512bh)v; }
 
-// 32 fp16 values to bf16: exact to fp32, then rounded to nearest even (VCVTNE2PS2BF16).
-inline __m512i f16x32_to_bf16(const uint16_t* src) {
-    const __m512 lo = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src)));
-    const __m512 hi = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + 16)));
-    const __m512bh b = _mm512_cvtne2ps_pbh(hi, lo);
-    return (__m512i)b;
+// 32 weights of a row as bf16, from `src`: bf16 as stored; fp16 exact to fp32, then rounded to nearest
+// even (VCVTNE2PS2BF16). A masked load (a row's last, partial 32) reads the lanes of `tail` and zeros
+// the rest, which meet the activations' zero padding.
+template <bool kF16>
+inline __m512i weights_bf16(const uint16_t* src, bool masked, __mmask32 tail) {
+    const __m512i h = masked ? _mm512_maskz_loadu_epi16(tail, src) : _mm512_loadu_si512(src);
+    if (!kF16) return h;
+    const __m512 lo = _mm512_cvtph_ps(_mm512_castsi512_si256(h));
+    const __m512 hi = _mm512_cvtph_ps(_mm512_extracti64x4_epi64(h, 1));
+    return (__m512i)_mm512_cvtne2ps_pbh(hi, lo);
+}
+
+inline __mmask32 tail_mask(int in) { return __mmask32((uint64_t(1) << (in % 32)) - 1); }
+
+// y[u * ldy + j] = row j . token u for NR rows and MR tokens (x: bf16, ldx apart, zero-padded to a
+// multiple of 32), over the rows' `in` inputs, 32 at a time from zeroed registers: lane l takes inputs
+// 32 s + 2l and 32 s + 2l + 1 in increasing s, then hsum folds the lanes. `load(row + k, masked)`
+// gives 32 of a row's weights as bf16; the products and their order do not depend on where the
+// weights come from, so both paths below give the same bits. Writes the first `nrows` rows.
+template <int MR, int NR, typename Load>
+inline void tile(const uint16_t* const* rows, int in, Load load, const uint16_t* x, int ldx, float* y, int ldy, int nrows) {
+    __m512 a[NR][MR];
+    for (int j = 0; j < NR; ++j)
+        for (int u = 0; u < MR; ++u) a[j][u] = _mm512_setzero_ps();
+    const auto step = [&](int k, bool masked) {
+        __m512i wv[NR];
+        for (int j = 0; j < NR; ++j) wv[j] = load(rows[j] + k, masked);
+        for (int u = 0; u < MR; ++u) {
+            const __m512bh xv = as_bh(_mm512_loadu_si512(x + size_t(u) * size_t(ldx) + size_t(k)));
+            for (int j = 0; j < NR; ++j) a[j][u] = _mm512_dpbf16_ps(a[j][u], as_bh(wv[j]), xv);
+        }
+    };
+    const int full = in / 32 * 32;
+    for (int k = 0; k < full; k += 32) step(k, false);
+    if (full < in) step(full, true);
+    for (int j = 0; j < nrows; ++j)
+        for (int u = 0; u < MR; ++u) y[size_t(u) * size_t(ldy) + size_t(j)] = hsum(a[j][u]);
 }
 
 // Rows [r0, r0 + nb) of w as bf16 into buf [nb][ld] (ld = in rounded up to 32, zero-padded).
 void rows_to_bf16(const DenseMatrix& w, int r0, int nb, uint16_t* buf, int ld) {
     const int in = w.cols;
     const int full = in / 32 * 32;
-    const __mmask32 tail = __mmask32((uint64_t(1) << (in - full)) - 1);
     for (int j = 0; j < nb; ++j) {
         const uint16_t* src = static_cast<const uint16_t*>(w.data) + size_t(r0 + j) * size_t(in);
         uint16_t* dst = buf + size_t(j) * size_t(ld);
         if (w.dtype == DType::BF16) {
             std::memcpy(dst, src, sizeof(uint16_t) * size_t(in));
+            for (int k = in; k < ld; ++k) dst[k] = 0;
         } else {
-            for (int k = 0; k < full; k += 32) _mm512_storeu_si512(dst + k, f16x32_to_bf16(src + k));
-            if (full < in) {
-                const __m512i h = _mm512_maskz_loadu_epi16(tail, src + full);
-                const __m512 lo = _mm512_cvtph_ps(_mm512_castsi512_si256(h));
-                const __m512 hi = _mm512_cvtph_ps(_mm512_extracti64x4_epi64(h, 1));
-                const __m512bh b = _mm512_cvtne2ps_pbh(hi, lo);
-                _mm512_storeu_si512(dst + full, (__m512i)b);
-            }
+            for (int k = 0; k < full; k += 32) _mm512_storeu_si512(dst + k, weights_bf16<true>(src + k, false, 0));
+            if (full < in) _mm512_storeu_si512(dst + full, weights_bf16<true>(src + full, true, tail_mask(in)));
         }
-        for (int k = in; k < ld; ++k) dst[k] = 0;
     }
 }
 
-// acc[j * MR + u] (16 fp32 lanes) += w row j . x token u over inputs [k0, k1) (multiples of 32, both
-// zero-padded): lane l takes inputs 32 s + 2l and 32 s + 2l + 1 in increasing s.
-template <int MR>
-inline void tile(const uint16_t* const* wrow, const uint16_t* x, int ldx, int k0, int k1, float* acc) {
-    __m512 a[kNR][MR];
-    for (int j = 0; j < kNR; ++j)
-        for (int u = 0; u < MR; ++u) a[j][u] = _mm512_loadu_ps(acc + (size_t(j) * MR + u) * 16);
-    for (int k = k0; k < k1; k += 32) {
-        __m512i wv[kNR];
-        for (int j = 0; j < kNR; ++j) wv[j] = _mm512_loadu_si512(wrow[j] + k);
-        for (int u = 0; u < MR; ++u) {
-            const __m512bh xv = as_bh(_mm512_loadu_si512(x + size_t(u) * size_t(ldx) + size_t(k)));
-            for (int j = 0; j < kNR; ++j) a[j][u] = _mm512_dpbf16_ps(a[j][u], as_bh(wv[j]), xv);
-        }
-    }
-    for (int j = 0; j < kNR; ++j)
-        for (int u = 0; u < MR; ++u) _mm512_storeu_ps(acc + (size_t(j) * MR + u) * 16, a[j][u]);
-}
-
-// The block's rows (bf16 in buf, ld apart) against tokens [t0, t0 + MR), each tile over every input.
+// The block's rows (bf16 in buf, ld apart) against tokens [t0, t0 + MR), each tile over whole rows.
 // Passes over slices of the inputs (to keep the tokens' slice of x in L1) measured slower on Zen 4:
 // 512-input slices ran at 1.8x the fp32 kernel, whole rows at 2.2-2.4x (cpu_kernel_bench --ab, m = 128);
 // the tile's loads and stores of its 24 accumulators per slice cost more than x's L2 reads.
-// Rows past nb repeat the last row.
+// Rows past nb repeat the last row (computed, not written).
 template <int MR>
-void block_tokens(const uint16_t* buf, int ld, int r0, int nb, int out, const uint16_t* xh, int ldx, int t0, float* acc, float* y) {
-    const int nb_pad = (nb + kNR - 1) / kNR * kNR;
-    std::memset(acc, 0, sizeof(float) * size_t(nb_pad) * MR * 16);
-    const uint16_t* xt = xh + size_t(t0) * size_t(ldx);
-    for (int j = 0; j < nb_pad; j += kNR) {
+void block_tokens(const uint16_t* buf, int ld, int in, int r0, int nb, int out, const uint16_t* xh, int ldx, int t0, float* y) {
+    const auto load = [](const uint16_t* p, bool) { return _mm512_loadu_si512(p); };  // zero-padded to ld
+    for (int j = 0; j < nb; j += kNR) {
         const uint16_t* rows[kNR];
         for (int q = 0; q < kNR; ++q) rows[q] = buf + size_t(std::min(j + q, nb - 1)) * size_t(ld);
-        tile<MR>(rows, xt, ldx, 0, ld, acc + size_t(j) * MR * 16);
+        tile<MR, kNR>(rows, in, load, xh + size_t(t0) * size_t(ldx), ldx, y + size_t(t0) * size_t(out) + size_t(r0 + j), out,
+                      std::min(kNR, nb - j));
     }
-    for (int u = 0; u < MR; ++u)
-        for (int j = 0; j < nb; ++j)
-            y[size_t(t0 + u) * size_t(out) + size_t(r0 + j)] = hsum(_mm512_loadu_ps(acc + (size_t(j) * MR + u) * 16));
 }
 
-// Tokens [0, MR) (all of them: MR = m <= kMR) straight from the stored rows, each 32-input step of 4
+// Tokens [0, MR) (all of them: MR = m <= kMR) straight from the stored rows, each 32-input step of the
 // rows rounded to bf16 in registers. For decode the blocked path's copy of every weight to scratch and
-// back cost a third of the step (12.9 against 15.9 tok/s for the fp32 kernel). Same products, same
-// order per lane (zero padding past `in`, whole rows) and the same fold as block_tokens: the same bits.
+// back cost a third of the step (12.9 against 15.9 tok/s for the fp32 kernel).
 // One or two tokens take 8 rows at a time (more loads in flight: at m = 1 under load, 1.00-1.03x the
 // fp32 kernel's time against 1.12-1.16x with 4 rows, cpu_kernel_bench --ab); a row's result does not
 // depend on its group.
 template <int MR, bool kF16, int NR = (MR <= 2 ? 8 : kNR)>
 void direct_tokens(const DenseMatrix& w, int row_begin, int row_end, const uint16_t* xh, int ldx, float* y) {
     const int in = w.cols;
-    const int full = in / 32 * 32;
-    const __mmask32 tail = __mmask32((uint64_t(1) << (in - full)) - 1);
+    const __mmask32 tail = tail_mask(in);
+    const auto load = [tail](const uint16_t* p, bool masked) { return weights_bf16<kF16>(p, masked, tail); };
     const uint16_t* base = static_cast<const uint16_t*>(w.data);
-    const auto load = [&](const uint16_t* src, bool masked) -> __m512i {
-        if (!masked) return kF16 ? f16x32_to_bf16(src) : _mm512_loadu_si512(src);
-        const __m512i h = _mm512_maskz_loadu_epi16(tail, src);
-        if (!kF16) return h;
-        const __m512 lo = _mm512_cvtph_ps(_mm512_castsi512_si256(h));
-        const __m512 hi = _mm512_cvtph_ps(_mm512_extracti64x4_epi64(h, 1));
-        return (__m512i)_mm512_cvtne2ps_pbh(hi, lo);
-    };
     for (int r = row_begin; r < row_end; r += NR) {
         const uint16_t* rows[NR];
         for (int q = 0; q < NR; ++q) rows[q] = base + size_t(std::min(r + q, row_end - 1)) * size_t(in);
-        __m512 a[NR][MR];
-        for (int j = 0; j < NR; ++j)
-            for (int u = 0; u < MR; ++u) a[j][u] = _mm512_setzero_ps();
-        const auto step = [&](int k, bool masked) {
-            __m512i wv[NR];
-            for (int j = 0; j < NR; ++j) wv[j] = load(rows[j] + k, masked);
-            for (int u = 0; u < MR; ++u) {
-                const __m512bh xv = as_bh(_mm512_loadu_si512(xh + size_t(u) * size_t(ldx) + size_t(k)));
-                for (int j = 0; j < NR; ++j) a[j][u] = _mm512_dpbf16_ps(a[j][u], as_bh(wv[j]), xv);
-            }
-        };
-        for (int k = 0; k < full; k += 32) step(k, false);
-        if (full < in) step(full, true);
-        for (int j = 0; j < std::min(NR, row_end - r); ++j)
-            for (int u = 0; u < MR; ++u) y[size_t(u) * size_t(w.rows) + size_t(r + j)] = hsum(a[j][u]);
+        tile<MR, NR>(rows, in, load, xh, ldx, y + r, w.rows, std::min(NR, row_end - r));
     }
 }
 
@@ -154,23 +132,22 @@ void dense_rows(const DenseMatrix& w, int row_begin, int row_end, const uint16_t
         else direct_rows<true>(w, row_begin, row_end, xh, ldx, m, y);
         return;
     }
-    const int ld = (w.cols + 31) & ~31;
+    const int in = w.cols, ld = (in + 31) & ~31;
     const int rows_fit = int(std::max<size_t>(kNR, kBlockBytes / (size_t(ld) * 2)));
     const int block = std::max(kNR, std::min(64, rows_fit) / kNR * kNR);
     uint16_t* const buf = static_cast<uint16_t*>(kernel_scratch(ScratchSlot::DenseRows, sizeof(uint16_t) * size_t(block) * size_t(ld)));
-    float* const acc = static_cast<float*>(kernel_scratch(ScratchSlot::DenseAcc, sizeof(float) * size_t(block) * kMR * 16));
     for (int r0 = row_begin; r0 < row_end; r0 += block) {
         const int nb = std::min(block, row_end - r0);
         rows_to_bf16(w, r0, nb, buf, ld);
         int t0 = 0;
-        for (; t0 + kMR <= m; t0 += kMR) block_tokens<kMR>(buf, ld, r0, nb, w.rows, xh, ldx, t0, acc, y);
+        for (; t0 + kMR <= m; t0 += kMR) block_tokens<kMR>(buf, ld, in, r0, nb, w.rows, xh, ldx, t0, y);
         switch (m - t0) {
             case 0: break;
-            case 5: block_tokens<5>(buf, ld, r0, nb, w.rows, xh, ldx, t0, acc, y); break;
-            case 4: block_tokens<4>(buf, ld, r0, nb, w.rows, xh, ldx, t0, acc, y); break;
-            case 3: block_tokens<3>(buf, ld, r0, nb, w.rows, xh, ldx, t0, acc, y); break;
-            case 2: block_tokens<2>(buf, ld, r0, nb, w.rows, xh, ldx, t0, acc, y); break;
-            default: block_tokens<1>(buf, ld, r0, nb, w.rows, xh, ldx, t0, acc, y); break;
+            case 5: block_tokens<5>(buf, ld, in, r0, nb, w.rows, xh, ldx, t0, y); break;
+            case 4: block_tokens<4>(buf, ld, in, r0, nb, w.rows, xh, ldx, t0, y); break;
+            case 3: block_tokens<3>(buf, ld, in, r0, nb, w.rows, xh, ldx, t0, y); break;
+            case 2: block_tokens<2>(buf, ld, in, r0, nb, w.rows, xh, ldx, t0, y); break;
+            default: block_tokens<1>(buf, ld, in, r0, nb, w.rows, xh, ldx, t0, y); break;
         }
     }
 }

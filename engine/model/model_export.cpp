@@ -1,11 +1,15 @@
 #include "engine/model/model_export.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
 #include <nlohmann/json.hpp>
 
 #include "engine/core/error.h"
+#include "engine/core/half.h"
 #include "engine/model/awq_quantize.h"
 #include "engine/model/safetensors_writer.h"
 #include "engine/tokenizer/tokenizer_loader.h"
@@ -46,7 +50,7 @@ nlohmann::ordered_json config_json(const ModelConfig& c, const ExportOptions& o)
             j["rope_scaling"]["original_max_position_embeddings"] = r.original_max_position_embeddings;
         }
     }
-    j["torch_dtype"] = torch_dtype_name(c.torch_dtype);
+    j["torch_dtype"] = torch_dtype_name(o.dtype.value_or(c.torch_dtype));
     if (o.awq)
         j["quantization_config"] = {{"quant_method", "awq"}, {"bits", 4}, {"group_size", o.group_size}, {"zero_point", true}, {"version", "gemm"}};
     return j;
@@ -58,13 +62,55 @@ TensorToWrite bytes_of(std::string name, const char* dtype, std::vector<int64_t>
             [data, count](std::string& out) { out.append(reinterpret_cast<const char*>(data), count * sizeof(T)); }};
 }
 
-TensorToWrite float_tensor(std::string name, const FloatTensor& t) {
-    return {std::move(name), std::string(dtype_name(t.dtype)), t.shape, size_t(t.numel()) * dtype_size(t.dtype),
-            [t](std::string& out) { out.append(static_cast<const char*>(t.data), size_t(t.numel()) * dtype_size(t.dtype)); }};
+float element(const FloatTensor& t, size_t i) {
+    switch (t.dtype) {
+        case DType::F32: return static_cast<const float*>(t.data)[i];
+        case DType::F16: return f16_to_f32(static_cast<const uint16_t*>(t.data)[i]);
+        default: return bf16_to_f32(static_cast<const uint16_t*>(t.data)[i]);
+    }
 }
 
-TensorToWrite dense_tensor(std::string name, const DenseMatrix& m) {
-    return float_tensor(std::move(name), FloatTensor{m.dtype, {m.rows, m.cols}, m.data});
+// fp16 holds magnitudes up to 65504: a larger finite weight would become infinity, so the export is
+// refused (as the CUDA upload refuses it) rather than clamped; checked before anything is written.
+void check_fp16_range(const std::string& name, const FloatTensor& t) {
+    if (t.dtype == DType::F16) return;
+    size_t count = 0;
+    float largest = 0;
+    for (size_t i = 0, n = size_t(t.numel()); i < n; ++i) {
+        const float a = std::fabs(element(t, i));
+        if (a > 65504.0f && std::isfinite(a)) ++count, largest = std::max(largest, a);
+    }
+    if (count)
+        throw Error(name + ": " + std::to_string(count) + " weight(s) beyond fp16's range (largest magnitude " + std::to_string(largest) +
+                    "); export it as bf16 or fp32");
+}
+
+// The tensor as stored, or converted element by element (round to nearest even) to `to`.
+TensorToWrite float_tensor(std::string name, const FloatTensor& t, std::optional<DType> to = std::nullopt) {
+    const DType out = to.value_or(t.dtype);
+    const size_t n = size_t(t.numel());
+    if (out == DType::F16) check_fp16_range(name, t);
+    if (out == t.dtype)
+        return {std::move(name), std::string(dtype_name(t.dtype)), t.shape, n * dtype_size(t.dtype),
+                [t, n](std::string& o) { o.append(static_cast<const char*>(t.data), n * dtype_size(t.dtype)); }};
+    return {std::move(name), std::string(dtype_name(out)), t.shape, n * dtype_size(out), [t, n, out](std::string& o) {
+                const size_t at = o.size();
+                o.resize(at + n * dtype_size(out));
+                char* dst = o.data() + at;
+                for (size_t i = 0; i < n; ++i) {
+                    const float v = element(t, i);
+                    if (out == DType::F32) {
+                        std::memcpy(dst + 4 * i, &v, 4);
+                    } else {
+                        const uint16_t h = out == DType::F16 ? f32_to_f16(v) : f32_to_bf16(v);
+                        std::memcpy(dst + 2 * i, &h, 2);
+                    }
+                }
+            }};
+}
+
+TensorToWrite dense_tensor(std::string name, const DenseMatrix& m, std::optional<DType> to) {
+    return float_tensor(std::move(name), FloatTensor{m.dtype, {m.rows, m.cols}, m.data}, to);
 }
 
 // The three AutoAWQ tensors of a linear, quantized when the first of them is written.
@@ -92,6 +138,8 @@ void export_model(const Model& model, const ExportOptions& o) {
     const ModelConfig& c = model.config;
     if (c.quant.method != QuantConfig::Method::None)
         throw Error("export needs a float model (fp16, bf16 or fp32 weights); " + model.name + " is " + model.quantization_name());
+    if (o.dtype && *o.dtype != DType::F32 && *o.dtype != DType::F16 && *o.dtype != DType::BF16)
+        throw Error("export writes floats as fp32, fp16 or bf16, not " + std::string(dtype_name(*o.dtype)));
     if (o.awq && o.group_size != 32 && o.group_size != 64 && o.group_size != 128)
         throw Error("AWQ group size " + std::to_string(o.group_size) + " is not supported (32, 64 or 128)");
     if (c.rope_scaling) throw Error("export does not write rope_scaling yet; " + model.name + " has it");
@@ -110,26 +158,26 @@ void export_model(const Model& model, const ExportOptions& o) {
 
     const ModelWeights& w = model.weights;
     std::vector<TensorToWrite> tensors;
-    tensors.push_back(float_tensor("model.embed_tokens.weight", w.embed_tokens));
+    tensors.push_back(float_tensor("model.embed_tokens.weight", w.embed_tokens, o.dtype));
     for (size_t l = 0; l < w.layers.size(); ++l) {
         const LayerWeights& L = w.layers[l];
         const std::string p = "model.layers." + std::to_string(l) + ".";
-        tensors.push_back(float_tensor(p + "input_layernorm.weight", L.input_norm));
-        tensors.push_back(float_tensor(p + "post_attention_layernorm.weight", L.post_attention_norm));
+        tensors.push_back(float_tensor(p + "input_layernorm.weight", L.input_norm, o.dtype));
+        tensors.push_back(float_tensor(p + "post_attention_layernorm.weight", L.post_attention_norm, o.dtype));
         for (const auto& [name, lin] : {std::pair{"self_attn.q_proj", &L.q_proj}, {"self_attn.k_proj", &L.k_proj}, {"self_attn.v_proj", &L.v_proj},
                                         {"self_attn.o_proj", &L.o_proj}, {"mlp.gate_proj", &L.gate_proj}, {"mlp.up_proj", &L.up_proj},
                                         {"mlp.down_proj", &L.down_proj}}) {
             if (o.awq) add_awq(tensors, p + name, lin->dense, o.group_size);
-            else tensors.push_back(dense_tensor(p + name + ".weight", lin->dense));
+            else tensors.push_back(dense_tensor(p + name + ".weight", lin->dense, o.dtype));
         }
         // Qwen2's q/k/v biases and Qwen3's head norms, where the family has them.
         for (const auto& [name, t] : {std::pair{"self_attn.q_proj.bias", &L.q_bias}, {"self_attn.k_proj.bias", &L.k_bias},
                                       {"self_attn.v_proj.bias", &L.v_bias}, {"self_attn.q_norm.weight", &L.q_norm},
                                       {"self_attn.k_norm.weight", &L.k_norm}})
-            if (t->data) tensors.push_back(float_tensor(p + name, *t));
+            if (t->data) tensors.push_back(float_tensor(p + name, *t, o.dtype));
     }
-    tensors.push_back(float_tensor("model.norm.weight", w.final_norm));
-    if (!c.tie_word_embeddings) tensors.push_back(dense_tensor("lm_head.weight", w.lm_head.dense));
+    tensors.push_back(float_tensor("model.norm.weight", w.final_norm, o.dtype));
+    if (!c.tie_word_embeddings) tensors.push_back(dense_tensor("lm_head.weight", w.lm_head.dense, o.dtype));
     fs::create_directories(dir, ec);  // only now: every shape is known to be exportable
     if (ec) throw Error("cannot create " + dir.string() + ": " + ec.message());
     write_safetensors_file((dir / "model.safetensors").string(), tensors);

@@ -1,5 +1,5 @@
 // folio-cli export's engine side: a float model written as a Hugging Face folder loads back with the
-// very same bytes; quantized to AWQ it loads back within half a quantization step of every weight
+// very same bytes, or converted to the dtype asked for; quantized to AWQ it loads back within half a quantization step of every weight
 // (round to nearest, AutoAWQ's formulas); bad requests are refused before anything is written.
 #include <gtest/gtest.h>
 
@@ -60,6 +60,74 @@ TEST(ModelExport, FloatFolderLoadsBackBitForBit) {
     }
     EXPECT_TRUE(same_bytes(m->weights.lm_head.dense, back->weights.lm_head.dense));
     EXPECT_EQ(std::memcmp(m->weights.embed_tokens.data, back->weights.embed_tokens.data, size_t(32000) * 256 * 2), 0);
+}
+
+// --dtype: every float tensor converted element by element (round to nearest even), config.json's
+// torch_dtype saying so; fp16 -> fp32 is exact and fp32 -> fp16 gives the original bits back.
+TEST(ModelExport, FloatsConvertToTheDtypeAskedFor) {
+    test::TempDir t;
+    const auto m = tiny_model(688);
+    const auto f16 = [](const void* p, size_t i) { return f16_to_f32(static_cast<const uint16_t*>(p)[i]); };
+    ExportOptions o = options_in(t, "bf16", false);
+    o.dtype = DType::BF16;
+    export_model(*m, o);
+    const auto bf = load_model(t.file("bf16"));
+    EXPECT_EQ(bf->config.torch_dtype, DType::BF16);
+    const DenseMatrix &src = m->weights.layers[1].gate_proj.dense, &got = bf->weights.layers[1].gate_proj.dense;
+    ASSERT_EQ(got.dtype, DType::BF16);
+    const size_t n = size_t(src.rows) * size_t(src.cols);
+    size_t changed = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const uint16_t want = f32_to_bf16(f16(src.data, i));
+        ASSERT_EQ(static_cast<const uint16_t*>(got.data)[i], want) << i;
+        changed += bf16_to_f32(want) != f16(src.data, i);
+    }
+    EXPECT_GT(changed, n / 2) << "bf16 keeps 8 of fp16's 11 significant bits: most weights round";
+    EXPECT_EQ(bf->weights.final_norm.dtype, DType::BF16);
+    EXPECT_EQ(bf->weights.embed_tokens.dtype, DType::BF16);
+
+    o = options_in(t, "fp32", false);
+    o.dtype = DType::F32;
+    export_model(*m, o);
+    const auto f32 = load_model(t.file("fp32"));
+    EXPECT_EQ(f32->config.torch_dtype, DType::F32);
+    const DenseMatrix& wide = f32->weights.layers[0].down_proj.dense;
+    ASSERT_EQ(wide.dtype, DType::F32);
+    for (size_t i = 0; i < size_t(wide.rows) * size_t(wide.cols); ++i)
+        ASSERT_EQ(static_cast<const float*>(wide.data)[i], f16(m->weights.layers[0].down_proj.dense.data, i)) << i;
+    o = options_in(t, "fp16-again", false);
+    o.dtype = DType::F16;
+    export_model(*f32, o);
+    const auto again = load_model(t.file("fp16-again"));
+    EXPECT_TRUE(same_bytes(again->weights.layers[0].down_proj.dense, m->weights.layers[0].down_proj.dense));
+}
+
+// A weight fp16 cannot hold refuses an fp16 export, naming the tensor, before anything is written.
+TEST(ModelExport, Fp16RefusesWeightsBeyondItsRange) {
+    test::TempDir t;
+    auto m = tiny_model(688);
+    DenseMatrix& q = m->weights.layers[2].q_proj.dense;
+    std::vector<uint16_t> wide(size_t(q.rows) * size_t(q.cols));
+    for (size_t i = 0; i < wide.size(); ++i) wide[i] = f32_to_bf16(f16_to_f32(static_cast<const uint16_t*>(q.data)[i]));
+    wide[5] = f32_to_bf16(1.0e5f);
+    wide[9] = f32_to_bf16(-7.0e4f);
+    q = DenseMatrix{DType::BF16, q.rows, q.cols, wide.data()};
+    ExportOptions o = options_in(t, "f16", false);
+    o.dtype = DType::F16;
+    try {
+        export_model(*m, o);
+        FAIL() << "exported weights fp16 cannot hold";
+    } catch (const Error& e) {
+        const std::string msg = e.what();
+        EXPECT_NE(msg.find("model.layers.2.self_attn.q_proj.weight: 2 weight(s) beyond fp16's range"), std::string::npos) << msg;
+        EXPECT_NE(msg.find("bf16 or fp32"), std::string::npos) << msg;
+    }
+    EXPECT_FALSE(std::filesystem::exists(t.file("f16")));
+    o.out_dir = t.file("bf16");
+    o.dtype = DType::BF16;
+    export_model(*m, o);  // bf16 holds them
+    EXPECT_EQ(bf16_to_f32(static_cast<const uint16_t*>(load_model(t.file("bf16"))->weights.layers[2].q_proj.dense.data)[5]),
+              bf16_to_f32(f32_to_bf16(1.0e5f)));
 }
 
 TEST(ModelExport, AwqFolderIsWithinHalfAStepOfEveryWeight) {

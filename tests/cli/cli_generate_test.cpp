@@ -153,6 +153,8 @@ TEST(ExportCommand, WritesAFolderThatRunsAndRefusesBadFlags) {
     EXPECT_EQ(j["ids"].size(), 2u);
     expect_usage_error(run_cli({"export", "--model", "dummy:tiny", "--out", t.file("x"), "--tokenizer", tok, "--format", "zip"}),
                        "--format takes float or awq", "export");
+    expect_usage_error(run_cli({"export", "--model", "dummy:tiny", "--out", t.file("x"), "--tokenizer", tok, "--dtype", "fp8"}),
+                       "--dtype takes fp32, fp16 or bf16, got 'fp8'", "export");
     expect_usage_error(run_cli({"export", "--model", "dummy:tiny", "--out", t.file("x")}), "--tokenizer is required", "export");
     expect_usage_error(run_cli({"export", "--model", "dummy:tiny", "--out", t.file("x"), "--tokenizer", tok, "--format", "awq",
                                 "--group-size", "48"}),

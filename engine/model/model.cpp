@@ -36,7 +36,12 @@ std::string Model::quantization_name() const {
         if (f.source == Fp8Config::Source::AtLoad) return "fp8-e4m3-channel (at load)";
         return std::string("fp8-e4m3-") + (f.weight_scales == Fp8Config::WeightScales::PerChannel ? "channel" : "tensor");
     }
-    switch (config.torch_dtype) {
+    // A float model is named by the dtype its linears are stored in: config.json's torch_dtype is only
+    // what the checkpoint was saved from (a "float32" config over fp16 tensors is common).
+    DType stored = config.torch_dtype;
+    if (!weights.layers.empty() && weights.layers[0].q_proj.kind == Linear::Kind::Dense && weights.layers[0].q_proj.dense.data)
+        stored = weights.layers[0].q_proj.dense.dtype;
+    switch (stored) {
         case DType::F32: return "fp32";
         case DType::BF16: return "bf16";
         default: return "fp16";
@@ -128,7 +133,8 @@ std::string model_display_name(const std::string& dir) {
     const std::string repo = parent.parent_path().filename().string();
     if (parent.filename() == "snapshots" && repo.rfind("models--", 0) == 0 && repo.size() > 8) {
         std::string id = repo.substr(8);
-        if (const auto sep = id.find("--"); sep != std::string::npos) id.replace(sep, 2, "/");
+        // (Built anew rather than with replace(): GCC 12 warns falsely (-Wrestrict) on replace there.)
+        if (const auto sep = id.find("--"); sep != std::string::npos) id = id.substr(0, sep) + "/" + id.substr(sep + 2);
         return id;
     }
     return p.filename().string();

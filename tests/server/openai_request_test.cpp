@@ -113,7 +113,7 @@ TEST(OpenAiRequest, EachBadFieldIsNamed) {
 
 TEST(OpenAiResponse, ShapesFollowOpenAi) {
     const ResponseHeader h{Endpoint::ChatCompletions, "chatcmpl-1", 7, "m"};
-    const auto full = full_response(h, {{"hi", FinishReason::StopString}, {"ho", FinishReason::Length}}, {3, 2, 1});
+    const auto full = full_response(h, {{"hi", FinishReason::StopString, nullptr}, {"ho", FinishReason::Length, nullptr}}, {3, 2, 1});
     EXPECT_EQ(full["object"], "chat.completion");
     EXPECT_EQ(full["choices"][0]["message"]["content"], "hi");
     EXPECT_EQ(full["choices"][0]["finish_reason"], "stop");

@@ -57,7 +57,9 @@ void check(const Expect& e) {
     const auto& qkv = std::get<QkvProjection>(p.layers[0].steps[1]);
     EXPECT_EQ(qkv.q_bias.present(), e.qkv_bias);
     EXPECT_EQ(qkv.v_bias.present(), e.qkv_bias);
-    if (e.qkv_bias) EXPECT_EQ(p.tensor(qkv.k_bias).numel(), e.kv_heads * 128);
+    if (e.qkv_bias) {
+        EXPECT_EQ(p.tensor(qkv.k_bias).numel(), e.kv_heads * 128);
+    }
     EXPECT_EQ(p.linear(qkv.q).out, e.heads * 128);
     EXPECT_EQ(p.linear(qkv.k).out, e.kv_heads * 128);
     const auto& mlp = std::get<GatedMlp>(p.layers[0].steps[7]);

@@ -2,6 +2,7 @@
 // very same bytes, or converted to the dtype asked for; quantized to AWQ it loads back within half a quantization step of every weight
 // (round to nearest, AutoAWQ's formulas); bad requests are refused before anything is written.
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include <cmath>
 #include <cstring>
@@ -85,6 +86,7 @@ TEST(ModelExport, FloatsConvertToTheDtypeAskedFor) {
     EXPECT_GT(changed, n / 2) << "bf16 keeps 8 of fp16's 11 significant bits: most weights round";
     EXPECT_EQ(bf->weights.final_norm.dtype, DType::BF16);
     EXPECT_EQ(bf->weights.embed_tokens.dtype, DType::BF16);
+    EXPECT_EQ(bf->quantization_name(), "bf16");
 
     o = options_in(t, "fp32", false);
     o.dtype = DType::F32;
@@ -100,6 +102,12 @@ TEST(ModelExport, FloatsConvertToTheDtypeAskedFor) {
     export_model(*f32, o);
     const auto again = load_model(t.file("fp16-again"));
     EXPECT_TRUE(same_bytes(again->weights.layers[0].down_proj.dense, m->weights.layers[0].down_proj.dense));
+    // Named by the tensors, not by config.json's torch_dtype: a "float32" config over fp16 weights is fp16.
+    nlohmann::json cfg = nlohmann::json::parse(test::read_file(t.file("fp16-again/config.json")));
+    cfg["torch_dtype"] = "float32";
+    test::write_file(t.file("fp16-again/config.json"), cfg.dump());
+    EXPECT_EQ(load_model(t.file("fp16-again"))->quantization_name(), "fp16");
+    EXPECT_EQ(f32->quantization_name(), "fp32");
 }
 
 // A weight fp16 cannot hold refuses an fp16 export, naming the tensor, before anything is written.

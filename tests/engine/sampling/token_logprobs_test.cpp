@@ -53,12 +53,13 @@ void expect_matches_reference(const std::vector<float>& row, int32_t token, cons
     for (int i = 0; i < k; ++i) {
         EXPECT_EQ(lp.top[size_t(i)].id, ids[size_t(i)]) << "place " << i;
         EXPECT_NEAR(lp.top[size_t(i)].logprob, ref[size_t(ids[size_t(i)])], 1e-5);
-        if (i > 0) EXPECT_GE(lp.top[size_t(i - 1)].logprob, lp.top[size_t(i)].logprob);
+        if (i > 0) {
+            EXPECT_GE(lp.top[size_t(i - 1)].logprob, lp.top[size_t(i)].logprob);
+        }
     }
     // The sampled token is in the list exactly when its rank is within k.
     const bool listed = std::any_of(lp.top.begin(), lp.top.end(), [&](const TokenLogprob& t) { return t.id == token; });
-    if (lp.rank <= k) EXPECT_TRUE(listed) << "rank " << lp.rank;
-    if (lp.rank > k) EXPECT_FALSE(listed) << "rank " << lp.rank;
+    EXPECT_EQ(listed, lp.rank <= k) << "rank " << lp.rank;
 }
 
 TEST(TokenLogprobs, EqualADoublePrecisionLogSoftmaxOfTheSameLogits) {

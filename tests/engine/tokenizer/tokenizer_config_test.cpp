@@ -208,9 +208,12 @@ TEST(TokenizerLoading, CorruptModelNamesTheFile) {
         write_file(path, bytes);
         const std::string msg = error_of([&] { load_tokenizer(dir.path()); });
         EXPECT_NE(msg.find("tokenizer file " + path + " is not a valid sentencepiece model"), std::string::npos) << msg;
-        if (name == "duplicate piece") EXPECT_NE(msg.find("pieces 0 and 1 are both '<unk>'"), std::string::npos) << msg;
-        if (name == "control piece for the space")
+        if (name == "duplicate piece") {
+            EXPECT_NE(msg.find("pieces 0 and 1 are both '<unk>'"), std::string::npos) << msg;
+        }
+        if (name == "control piece for the space") {
             EXPECT_NE(msg.find("the sentencepiece library cannot encode text with it"), std::string::npos) << msg;
+        }
     }
 }
 

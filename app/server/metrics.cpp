@@ -13,9 +13,10 @@ std::string num(double x) {
 }
 
 void line(std::string& out, const std::string& name, const std::string& labels, double value) {
+    // Appended piece by piece (no temporaries from operator+: GCC 12 warns falsely, -Wrestrict, on them).
     out += name;
-    if (!labels.empty()) out += "{" + labels + "}";
-    out += " " + num(value) + "\n";
+    if (!labels.empty()) out.append("{").append(labels).append("}");
+    out.append(" ").append(num(value)).append("\n");
 }
 
 void header(std::string& out, const std::string& name, const char* type, const std::string& help) {

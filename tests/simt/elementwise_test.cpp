@@ -65,6 +65,47 @@ TEST(SimtRmsNorm, MatchesCpuReferenceWithResidualAdd) {
     }
 }
 
+// Rows wide enough for the vector kernel to give a thread 2, 3 and 4 runs of four elements, and a
+// wide one it cannot take (not whole runs of four: the scalar kernel).
+TEST(SimtRmsNorm, WideRowsMatchCpuReference) {
+    uint64_t seed = 40;
+    for (int dim : {4096, 8200, 16384, 4098}) {
+        SCOPED_TRACE("dim " + std::to_string(dim));
+        const int rows = 2;
+        const size_t n = size_t(rows) * dim;
+        const auto residual = test::random_floats(n, -2, 2, seed++);
+        const auto delta = test::round_to_half(test::random_floats(n, -1, 1, seed++));
+        const auto weight = test::random_floats(size_t(dim), 0.5f, 1.5f, seed++);
+        std::vector<float> x(n), expect(n);
+        for (size_t i = 0; i < n; ++i) x[i] = residual[i] + delta[i];
+        cpu::rms_norm(x.data(), weight.data(), expect.data(), rows, dim, 1e-5f);
+        DeviceArray<float> dres(residual), dw(weight);
+        DeviceArray<__half> ddelta(test::to_half(delta)), dout(n);
+        dout.poison();
+        rms_norm(dres.get(), ddelta.get(), dw.get(), dout.get(), nullptr, rows, dim, 1e-5f, nullptr);
+        EXPECT_TRUE(test::all_close(test::from_half(dout.download()), expect, 2e-3f, 2e-3f));
+        EXPECT_EQ(dres.download(), x);
+    }
+}
+
+TEST(SimtRmsNorm, ARowGivesTheSameBitsAloneAndInABatch) {
+    const int rows = 5, dim = 4096, pick = 3;
+    const size_t n = size_t(rows) * dim;
+    const auto residual = test::random_floats(n, -2, 2, 50);
+    const auto delta = test::to_half(test::round_to_half(test::random_floats(n, -1, 1, 51)));
+    const auto weight = test::random_floats(size_t(dim), 0.5f, 1.5f, 52);
+    DeviceArray<float> dw(weight);
+    DeviceArray<float> all_res(residual);
+    DeviceArray<__half> all_delta(delta), all_out(n);
+    rms_norm(all_res.get(), all_delta.get(), dw.get(), all_out.get(), nullptr, rows, dim, 1e-5f, nullptr);
+    DeviceArray<float> one_res{std::vector<float>(residual.begin() + pick * dim, residual.begin() + (pick + 1) * dim)};
+    DeviceArray<__half> one_delta{std::vector<__half>(delta.begin() + pick * dim, delta.begin() + (pick + 1) * dim)};
+    DeviceArray<__half> one_out{size_t(dim)};
+    rms_norm(one_res.get(), one_delta.get(), dw.get(), one_out.get(), nullptr, 1, dim, 1e-5f, nullptr);
+    const auto a = test::from_half(all_out.download()), b = test::from_half(one_out.download());
+    EXPECT_EQ(std::vector<float>(a.begin() + pick * dim, a.begin() + (pick + 1) * dim), b);
+}
+
 TEST(SimtEmbedding, GathersRowsExactly) {
     const int vocab = 37, dim = 72, T = 9;
     const auto table = test::round_to_half(test::random_floats(size_t(vocab) * dim, -1, 1, 3));
@@ -110,7 +151,9 @@ struct RopeCase {
 };
 
 TEST(SimtRopeKv, RotatesQAndWritesRotatedKAndVThroughTheSlotMapping) {
-    const RopeCase cases[] = {{8, 4, 16, 16, false}, {4, 4, 8, 16, false}, {8, 1, 64, 8, true}, {6, 2, 128, 16, true}};
+    // head_dim 80 and 96: a block's 128 threads hold 3 and 2 whole heads with threads to spare.
+    const RopeCase cases[] = {{8, 4, 16, 16, false}, {4, 4, 8, 16, false}, {8, 1, 64, 8, true},
+                              {6, 2, 128, 16, true}, {5, 1, 80, 16, false}, {4, 2, 96, 8, true}};
     uint64_t seed = 100;
     for (const auto& c : cases) {
         SCOPED_TRACE("heads " + std::to_string(c.heads) + "/" + std::to_string(c.kv_heads) + " dim " + std::to_string(c.head_dim));

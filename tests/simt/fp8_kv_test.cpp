@@ -183,71 +183,77 @@ TEST(SimtFp8Kv, PrefillAttentionMatchesCpuOnDecodedPools) {
 }
 
 TEST(SimtFp8Kv, RopeWritesCodesAndCalibrationMeasures) {
-    const int heads = 4, kv_heads = 2, hd = 16, T = 5;
-    KvLayout layout;
-    layout.num_layers = 1;
-    layout.num_kv_heads = kv_heads;
-    layout.head_dim = hd;
-    layout.block_size = 16;
-    layout.num_blocks = 2;
-    const int qkv_width = (heads + 2 * kv_heads) * hd;
-    const auto qkv = test::round_to_half(test::random_floats(size_t(T) * qkv_width, -3, 3, 9));
-    const std::vector<int32_t> positions = {0, 1, 2, 3, 4}, slots = {16, 17, 18, 19, 20};  // block 1
-    ModelConfig cfg;
-    cfg.head_dim = hd;
-    cfg.rope_theta = 10000.0f;
-    const auto inv = rope_inv_freq(cfg);
-    // The CPU's rotated K and V of every token.
-    std::vector<float> k(size_t(T) * kv_heads * hd), v(k.size());
-    for (int t = 0; t < T; ++t) {
-        std::copy_n(&qkv[size_t(t) * qkv_width + size_t(heads) * hd], kv_heads * hd, &k[size_t(t) * kv_heads * hd]);
-        std::copy_n(&qkv[size_t(t) * qkv_width + size_t(heads + kv_heads) * hd], kv_heads * hd, &v[size_t(t) * kv_heads * hd]);
-    }
-    cpu::rope(k.data(), T, kv_heads, hd, positions.data(), inv.data());
-    float kmax = 0, vmax = 0;
-    for (float x : k) kmax = std::max(kmax, std::fabs(x));
-    for (float x : v) vmax = std::max(vmax, std::fabs(x));
+    // head_dim 128: a block holds two heads, so one block mixes a Q and a K head (measured: only
+    // K) and K and V heads are measured in several blocks of the same token.
+    struct Shape { int heads, kv_heads, hd; };
+    for (const Shape shape : {Shape{4, 2, 16}, Shape{3, 3, 128}}) {
+        SCOPED_TRACE("head_dim " + std::to_string(shape.hd));
+        const int heads = shape.heads, kv_heads = shape.kv_heads, hd = shape.hd, T = 5;
+        KvLayout layout;
+        layout.num_layers = 1;
+        layout.num_kv_heads = kv_heads;
+        layout.head_dim = hd;
+        layout.block_size = 16;
+        layout.num_blocks = 2;
+        const int qkv_width = (heads + 2 * kv_heads) * hd;
+        const auto qkv = test::round_to_half(test::random_floats(size_t(T) * qkv_width, -3, 3, 9));
+        const std::vector<int32_t> positions = {0, 1, 2, 3, 4}, slots = {16, 17, 18, 19, 20};  // block 1
+        ModelConfig cfg;
+        cfg.head_dim = hd;
+        cfg.rope_theta = 10000.0f;
+        const auto inv = rope_inv_freq(cfg);
+        // The CPU's rotated K and V of every token.
+        std::vector<float> k(size_t(T) * kv_heads * hd), v(k.size());
+        for (int t = 0; t < T; ++t) {
+            std::copy_n(&qkv[size_t(t) * qkv_width + size_t(heads) * hd], kv_heads * hd, &k[size_t(t) * kv_heads * hd]);
+            std::copy_n(&qkv[size_t(t) * qkv_width + size_t(heads + kv_heads) * hd], kv_heads * hd, &v[size_t(t) * kv_heads * hd]);
+        }
+        cpu::rope(k.data(), T, kv_heads, hd, positions.data(), inv.data());
+        float kmax = 0, vmax = 0;
+        for (float x : k) kmax = std::max(kmax, std::fabs(x));
+        for (float x : v) vmax = std::max(vmax, std::fabs(x));
 
-    for (bool e5m2 : {false, true}) {
-        SCOPED_TRACE(e5m2 ? "e5m2" : "e4m3");
-        DeviceArray<__half> dqkv(test::to_half(qkv));
-        DeviceArray<int32_t> dpos(positions), dslots(slots);
-        DeviceArray<float> dinv(inv), scales(std::vector<float>{1.0f, 1.0f}), amax(2);
-        const size_t pool = size_t(layout.num_blocks * layout.block_elems());
-        DeviceArray<uint8_t> kp(pool), vp(pool);
-        kp.upload(std::vector<uint8_t>(pool, 0xAB));
-        vp.upload(std::vector<uint8_t>(pool, 0xAB));
-        amax.upload({0.0f, 0.0f});
-        KvWriteTarget w;
-        w.k_pool = kp.get();
-        w.v_pool = vp.get();
-        w.dtype = e5m2 ? KvCacheDtype::Fp8E5M2 : KvCacheDtype::Fp8E4M3;
-        w.k_scale = scales.get();
-        w.v_scale = scales.get() + 1;
-        KvWriteTarget m = w;
-        m.amax = amax.get();
-        rope_write_kv(dqkv.get(), dpos.get(), dinv.get(), dslots.get(), m, T, heads, kv_heads, hd, 16, nullptr);
-        const auto am = amax.download();
-        EXPECT_NEAR(am[0], kmax, 1e-5f * kmax);  // sin/cos may differ by an ulp from the CPU's
-        EXPECT_EQ(am[1], vmax);
-        EXPECT_EQ(kp.download(), std::vector<uint8_t>(pool, 0xAB)) << "measuring wrote the pool";
-        EXPECT_EQ(test::from_half(dqkv.download()), qkv) << "measuring rotated Q";
-        kv_scales_from_amax(amax.get(), scales.get(), scales.get() + 1, nullptr);
-        const auto sc = scales.download();
-        EXPECT_EQ(sc[0], am[0] / 200.0f);
-        EXPECT_EQ(sc[1], am[1] / 100.0f);
-        rope_write_kv(dqkv.get(), dpos.get(), dinv.get(), dslots.get(), w, T, heads, kv_heads, hd, 16, nullptr);
-        const auto kc = kp.download(), vc = vp.download();
-        for (int t = 0; t < T; ++t)
-            for (int h = 0; h < kv_heads; ++h)
-                for (int d = 0; d < hd; ++d) {
-                    const size_t off = size_t(layout.offset(1, h, t)) + size_t(d);
-                    const size_t src = (size_t(t) * kv_heads + size_t(h)) * hd + size_t(d);
-                    ASSERT_EQ(vc[off], encode(v[src] / sc[1], e5m2)) << t << " " << h << " " << d;
-                    const float got = decode(kc[off], e5m2), want = decode(encode(k[src] / sc[0], e5m2), e5m2);
-                    ASSERT_LE(std::fabs(got - want), std::fabs(want) * (e5m2 ? 0.26f : 0.13f) + 1e-6f) << t << " " << h << " " << d;
-                }
-        EXPECT_EQ(kc[0], 0xAB);  // block 0 untouched
+        for (bool e5m2 : {false, true}) {
+            SCOPED_TRACE(e5m2 ? "e5m2" : "e4m3");
+            DeviceArray<__half> dqkv(test::to_half(qkv));
+            DeviceArray<int32_t> dpos(positions), dslots(slots);
+            DeviceArray<float> dinv(inv), scales(std::vector<float>{1.0f, 1.0f}), amax(2);
+            const size_t pool = size_t(layout.num_blocks * layout.block_elems());
+            DeviceArray<uint8_t> kp(pool), vp(pool);
+            kp.upload(std::vector<uint8_t>(pool, 0xAB));
+            vp.upload(std::vector<uint8_t>(pool, 0xAB));
+            amax.upload({0.0f, 0.0f});
+            KvWriteTarget w;
+            w.k_pool = kp.get();
+            w.v_pool = vp.get();
+            w.dtype = e5m2 ? KvCacheDtype::Fp8E5M2 : KvCacheDtype::Fp8E4M3;
+            w.k_scale = scales.get();
+            w.v_scale = scales.get() + 1;
+            KvWriteTarget m = w;
+            m.amax = amax.get();
+            rope_write_kv(dqkv.get(), dpos.get(), dinv.get(), dslots.get(), m, T, heads, kv_heads, hd, 16, nullptr);
+            const auto am = amax.download();
+            EXPECT_NEAR(am[0], kmax, 1e-5f * kmax);  // sin/cos may differ by an ulp from the CPU's
+            EXPECT_EQ(am[1], vmax);
+            EXPECT_EQ(kp.download(), std::vector<uint8_t>(pool, 0xAB)) << "measuring wrote the pool";
+            EXPECT_EQ(test::from_half(dqkv.download()), qkv) << "measuring rotated Q";
+            kv_scales_from_amax(amax.get(), scales.get(), scales.get() + 1, nullptr);
+            const auto sc = scales.download();
+            EXPECT_EQ(sc[0], am[0] / 200.0f);
+            EXPECT_EQ(sc[1], am[1] / 100.0f);
+            rope_write_kv(dqkv.get(), dpos.get(), dinv.get(), dslots.get(), w, T, heads, kv_heads, hd, 16, nullptr);
+            const auto kc = kp.download(), vc = vp.download();
+            for (int t = 0; t < T; ++t)
+                for (int h = 0; h < kv_heads; ++h)
+                    for (int d = 0; d < hd; ++d) {
+                        const size_t off = size_t(layout.offset(1, h, t)) + size_t(d);
+                        const size_t src = (size_t(t) * kv_heads + size_t(h)) * hd + size_t(d);
+                        ASSERT_EQ(vc[off], encode(v[src] / sc[1], e5m2)) << t << " " << h << " " << d;
+                        const float got = decode(kc[off], e5m2), want = decode(encode(k[src] / sc[0], e5m2), e5m2);
+                        ASSERT_LE(std::fabs(got - want), std::fabs(want) * (e5m2 ? 0.26f : 0.13f) + 1e-6f) << t << " " << h << " " << d;
+                    }
+            EXPECT_EQ(kc[0], 0xAB);  // block 0 untouched
+        }
     }
 }
 

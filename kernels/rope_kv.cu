@@ -28,11 +28,11 @@ constexpr int kRopeThreads = 128;
 // grid = (tokens, head blocks): thread (token t, head h, pair j) owns elements j and j + head_dim/2
 // of head h, where heads run Q, then K, then V. Why this shape: with one block per token, a decode
 // step (one token) ran as a single 128-thread block looping over every Q and K head's pairs and the
-// V copy, 31.8 us per layer on an H200 (ncu, Llama-2-7B shape: 96 heads x 64 pairs = 48 dependent
-// rounds of loads and stores in one block on one SM). Here each thread does one round, and the
-// token's heads are spread over many blocks and SMs. Each block computes the token's cos/sin table
-// as the one-block kernel did and the rotation is the same expression, so every stored bit is what
-// the one-block kernel stored.
+// V copy, 31.8 us per layer on an H200 (ncu, Llama-2-7B shape: 64 Q and K heads x 64 pairs, then
+// 32 x 128 V elements, 64 rounds of loads and stores for 128 threads on one SM). Here each thread
+// does one round, and the token's heads are spread over many blocks and SMs. Each block computes
+// the token's cos/sin table as the one-block kernel did and the rotation is the same expression,
+// so every stored bit is what the one-block kernel stored.
 __global__ void __launch_bounds__(kRopeThreads) rope_kv_kernel(__half* qkv, const int32_t* positions, const float* inv_freq,
                                                                const int32_t* slot_mapping, KvWriteTarget kv, int num_heads,
                                                                int num_kv_heads, int head_dim, int block_size) {

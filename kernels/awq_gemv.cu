@@ -58,6 +58,18 @@ __global__ void __launch_bounds__(kWarps * 32) awq_gemv_kernel(AwqWeightsView w,
         for (int e = 0; e < 8; ++e) acc[r][e] = 0.0f;
 
     for (int g = g0; g < g1; ++g) {
+        // The group's weights are loaded before x is staged, so that their DRAM round trip overlaps
+        // the staging's (x: L2) round trip and its barriers instead of following them.
+        uint32_t zw = 0u;
+        float s[8] = {};
+        uint32_t qs[gs / kWarps] = {};  // this lane's words of the group, all loads issued up front
+        if (valid) {
+            zw = uint32_t(w.qzeros[size_t(g) * words + col]);
+            load_half8(w.scales + size_t(g) * w.n + size_t(col) * 8, s);
+            const int32_t* qrow = w.qweight + (size_t(g) * gs) * words + col;
+            FOLIO_UNROLL
+            for (int j = 0; j < gs / kWarps; ++j) qs[j] = uint32_t(qrow[size_t(warp + j * kWarps) * words]);
+        }
         __syncthreads();
         for (int i = int(threadIdx.x); i < MR * gs; i += kWarps * 32) {
             const int r = i / gs, kk = i % gs;
@@ -65,13 +77,6 @@ __global__ void __launch_bounds__(kWarps * 32) awq_gemv_kernel(AwqWeightsView w,
         }
         __syncthreads();
         if (!valid) continue;
-        const uint32_t zw = uint32_t(w.qzeros[size_t(g) * words + col]);
-        float s[8];
-        load_half8(w.scales + size_t(g) * w.n + size_t(col) * 8, s);
-        const int32_t* qrow = w.qweight + (size_t(g) * gs) * words + col;
-        uint32_t qs[gs / kWarps];  // this lane's words of the group, all loads issued up front
-        FOLIO_UNROLL
-        for (int j = 0; j < gs / kWarps; ++j) qs[j] = uint32_t(qrow[size_t(warp + j * kWarps) * words]);
         // The group's products without scale or zero: p[r][c] = sum_k x[r][k] * q[k][c] * 16^(i % 4)
         // (nibble i holds column c, nibble_scaled) and sx[r] = sum_k x[r][k], over this warp's rows.
         float p[MR][8], sx[MR];

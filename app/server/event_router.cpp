@@ -80,7 +80,7 @@ void EventRouter::on_event(const Event& e) {
                 if (metrics_)
                     metrics_->observe_finished(e.kind == Event::Kind::Error ? FinishReason::Error : e.reason,
                                                std::chrono::duration<double>(now - r.submitted).count(),
-                                               first ? e.timings.prompt_tokens : 0, r.tokens);
+                                               first ? e.timings.prompt_tokens : 0);
                 routes_.erase(it);
             }
         }

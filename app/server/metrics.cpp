@@ -81,19 +81,20 @@ ServerMetrics::ServerMetrics()
 void ServerMetrics::observe_first_token(double ttft_s) {
     std::lock_guard lock(mutex_);
     ttft_.observe(ttft_s);
+    ++generated_tokens_;
 }
 
 void ServerMetrics::observe_inter_token(double gap_s) {
     std::lock_guard lock(mutex_);
     itl_.observe(gap_s);
+    ++generated_tokens_;
 }
 
-void ServerMetrics::observe_finished(FinishReason reason, double e2e_s, int prompt_tokens, int generated_tokens) {
+void ServerMetrics::observe_finished(FinishReason reason, double e2e_s, int prompt_tokens) {
     std::lock_guard lock(mutex_);
     ++finished_[reason_label(reason)];
     e2e_.observe(e2e_s);
     prompt_tokens_ += uint64_t(prompt_tokens);
-    generated_tokens_ += uint64_t(generated_tokens);
 }
 
 void ServerMetrics::count_http_error(int status) {
@@ -126,7 +127,7 @@ std::string ServerMetrics::render(const EngineStats& s, const std::string& model
             double(s.total_prompt_tokens));
     std::lock_guard lock(mutex_);
     counter("folio:prompt_tokens_total", "Prompt tokens of finished requests.", double(prompt_tokens_));
-    counter("folio:generation_tokens_total", "Tokens generated for finished requests.", double(generated_tokens_));
+    counter("folio:generation_tokens_total", "Tokens generated, counted as they stream.", double(generated_tokens_));
     header(out, "folio:request_success_total", "counter", "Finished requests by finish reason.");
     for (const char* r : {"stop", "length", "abort", "error"}) {
         auto it = finished_.find(r);

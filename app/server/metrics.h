@@ -31,10 +31,12 @@ private:
 class ServerMetrics {
 public:
     ServerMetrics();
-    // Called on the engine's output thread as events come.
+    // Called on the engine's output thread as events come. Each token is counted as it comes (as vLLM
+    // counts generation tokens per step), so a monitor's tokens/s follows a long reply while it
+    // streams instead of jumping when it ends.
     void observe_first_token(double ttft_s);
     void observe_inter_token(double gap_s);
-    void observe_finished(FinishReason reason, double e2e_s, int prompt_tokens, int generated_tokens);
+    void observe_finished(FinishReason reason, double e2e_s, int prompt_tokens);
     // Called on HTTP threads.
     void count_http_error(int status);
 

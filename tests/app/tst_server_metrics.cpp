@@ -234,9 +234,12 @@ void ServerMetricsTest::readsVllmV0Names() {
 
 void ServerMetricsTest::readsFolioServersOwnExposition() {
     folio::server::ServerMetrics metrics;
-    metrics.observe_finished(folio::FinishReason::Eos, 0.5, 12, 30);
-    metrics.observe_finished(folio::FinishReason::Length, 0.7, 8, 10);
+    // Generation tokens count as they come: 2 requests, 3 tokens so far, one finished.
     metrics.observe_first_token(0.02);
+    metrics.observe_inter_token(0.01);
+    metrics.observe_first_token(0.03);
+    metrics.observe_finished(folio::FinishReason::Eos, 0.5, 12);
+    metrics.observe_finished(folio::FinishReason::Length, 0.7, 8);
     folio::EngineStats s;
     s.running = 2;
     s.waiting = 3;
@@ -250,7 +253,7 @@ void ServerMetricsTest::readsFolioServersOwnExposition() {
     QCOMPARE(*l.waiting, 3.0);
     QCOMPARE(*l.kv_usage, 0.25);
     QCOMPARE(*l.prefix_hit_rate(), 0.25);
-    QCOMPARE(*l.generation_tokens, 40.0);
+    QCOMPARE(*l.generation_tokens, 3.0);
     QCOMPARE(*l.prompt_tokens, 20.0);
     // Neither's names: no flavour.
     QVERIFY(read_server_load(parse_metrics_text("process_cpu_seconds_total 3\n")).flavour.empty());

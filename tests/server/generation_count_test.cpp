@@ -1,0 +1,115 @@
+// folio-server's generation_tokens_total counts tokens as they stream (as vLLM's counts per step), so a
+// monitor's tokens/s follows a long reply instead of jumping when it ends. The engine here is real
+// (stories260K, CPU) but its backend stops before forward pass `hold_at` until the test lets it go,
+// so the count is read while the request is certainly still running.
+#include <gtest/gtest.h>
+
+#include <condition_variable>
+#include <mutex>
+#include <regex>
+
+#include "app/server/event_router.h"
+#include "app/server/metrics.h"
+#include "engine/cpu/cpu_backend.h"
+#include "engine/frontdoor/engine.h"
+#include "engine/model/model.h"
+#include "tests/support/fixtures.h"
+
+namespace folio::server {
+namespace {
+
+// The CPU backend, except that forward pass number `hold_at` (counting from 1) waits for release().
+class HeldBackend : public Backend {
+public:
+    HeldBackend(std::unique_ptr<Backend> inner, int hold_at) : inner_(std::move(inner)), hold_at_(hold_at) {}
+    std::string name() const override { return inner_->name(); }
+    std::string device_name() const override { return inner_->device_name(); }
+    size_t kv_bytes_per_block(const KvLayout& l) const override { return inner_->kv_bytes_per_block(l); }
+    int64_t plan_kv_blocks(const KvLayout& l, uint64_t budget, int64_t min_blocks) const override {
+        return inner_->plan_kv_blocks(l, budget, min_blocks);
+    }
+    void allocate_kv(const KvLayout& l) override { inner_->allocate_kv(l); }
+    void forward(const ForwardBatch& batch, std::vector<float>& logits) override {
+        if (++forwards_ == hold_at_) {
+            std::unique_lock lock(mutex_);
+            held_ = true;
+            cv_.notify_all();
+            cv_.wait(lock, [&] { return released_; });
+        }
+        inner_->forward(batch, logits);
+    }
+    void copy_blocks(const std::vector<std::pair<int32_t, int32_t>>& src_dst) override { inner_->copy_blocks(src_dst); }
+    MemoryInfo memory() const override { return inner_->memory(); }
+
+    void wait_until_held() {
+        std::unique_lock lock(mutex_);
+        cv_.wait(lock, [&] { return held_; });
+    }
+    void release() {
+        std::lock_guard lock(mutex_);
+        released_ = true;
+        cv_.notify_all();
+    }
+
+private:
+    std::unique_ptr<Backend> inner_;
+    int hold_at_;
+    int forwards_ = 0;  // the engine's step thread alone calls forward()
+    std::mutex mutex_;
+    std::condition_variable cv_;
+    bool held_ = false, released_ = false;
+};
+
+double generation_tokens(const ServerMetrics& metrics, const Engine& engine) {
+    const std::string text = metrics.render(engine.stats(), "m");
+    std::smatch m;
+    static const std::regex line("\nfolio:generation_tokens_total\\{model_name=\"m\"\\} ([0-9.e+]+)\n");
+    if (!std::regex_search(text, m, line)) throw std::runtime_error("no generation_tokens_total in:\n" + text);
+    return std::stod(m[1]);
+}
+
+TEST(GenerationTokens, CountedWhileTheReplyStreams) {
+    std::shared_ptr<const Model> model = load_model(test::fixture_path("models/stories260K"));
+    BackendOptions b;
+    b.num_threads = 1;
+    b.cpu_activations = CpuActivations::Exact;
+    EngineOptions o;
+    o.num_kv_blocks = 64;
+    // Pass 1 is the prompt (its logits give the first token), passes 2.. one token each: held before
+    // pass 6, five tokens have been sampled and the request is not finished.
+    auto backend = std::make_unique<HeldBackend>(make_cpu_backend(*model, b), 6);
+    HeldBackend* held = backend.get();
+    ServerMetrics metrics;
+    {
+        auto engine_owner = std::make_unique<Engine>(model, std::move(backend), o);
+        Engine& engine = *engine_owner;
+        EventRouter router(engine);
+        router.set_metrics(&metrics);
+        Request r;
+        r.prompt_ids = {1, 50, 60, 70};
+        r.stop.max_tokens = 12;
+        r.stop.ignore_eos = true;
+        const auto stream = router.submit(std::move(r));
+        held->wait_until_held();
+        int tokens = 0;
+        for (int waits = 0; tokens < 5 && waits < 50; ++waits)
+            for (const Event& e : stream->wait(std::chrono::milliseconds(200))) {
+                ASSERT_EQ(e.kind, Event::Kind::Token) << "the request ended while its step was held";
+                ++tokens;
+            }
+        ASSERT_EQ(tokens, 5) << "five tokens before the held step";
+        EXPECT_EQ(router.in_flight(), 1u);
+        EXPECT_EQ(generation_tokens(metrics, engine), 5.0) << "tokens are counted as they come, not when the request ends";
+        held->release();
+        bool finished = false;
+        for (int waits = 0; !finished && waits < 50; ++waits)
+            for (const Event& e : stream->wait(std::chrono::milliseconds(200))) finished = finished || e.kind != Event::Kind::Token;
+        ASSERT_TRUE(finished);
+        EXPECT_EQ(generation_tokens(metrics, engine), 12.0);
+        router.set_metrics(nullptr);
+        engine_owner.reset();  // the engine's threads stop before the router goes
+    }
+}
+
+}  // namespace
+}  // namespace folio::server

@@ -1,7 +1,10 @@
 #include "engine/model/compressed_tensors_config.h"
 
 #include <nlohmann/json.hpp>
-#include <regex>
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include <memory>
 
 #include "engine/core/error.h"
 
@@ -103,6 +106,40 @@ void parse_pack_quantized(const json& q, const std::string& source, QuantConfig&
     out.ignore = read_ignore_list(q, "ignore", source);
 }
 
+namespace {
+
+// A "re:" entry's pattern, compiled by PCRE2 (as the tokenizers' regexes are): vLLM matches these
+// with Python's re.match, whose syntax PCRE2 shares (named groups (?P<..>), lookbehind, inline flags)
+// where std::regex's ECMAScript grammar does not; anchored at the start as re.match is.
+struct CompiledPattern {
+    std::unique_ptr<pcre2_code, void (*)(pcre2_code*)> code{nullptr, pcre2_code_free};
+    std::string error;  // empty when it compiled
+};
+
+CompiledPattern compile_module_pattern(const std::string& pattern) {
+    int code = 0;
+    PCRE2_SIZE offset = 0;
+    CompiledPattern out;
+    out.code.reset(pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(), PCRE2_UTF | PCRE2_ANCHORED, &code,
+                                 &offset, nullptr));
+    if (!out.code) {
+        PCRE2_UCHAR buf[256];
+        pcre2_get_error_message(code, buf, sizeof buf);
+        out.error = std::string(reinterpret_cast<const char*>(buf)) + " at offset " + std::to_string(offset);
+    }
+    return out;
+}
+
+bool pattern_matches(const std::string& pattern, const std::string& module) {
+    const CompiledPattern p = compile_module_pattern(pattern);
+    if (!p.code) return false;  // read_ignore_list refused it already
+    std::unique_ptr<pcre2_match_data, void (*)(pcre2_match_data*)> md(pcre2_match_data_create_from_pattern(p.code.get(), nullptr),
+                                                                      pcre2_match_data_free);
+    return pcre2_match(p.code.get(), reinterpret_cast<PCRE2_SPTR>(module.data()), module.size(), 0, 0, md.get(), nullptr) >= 0;
+}
+
+}  // namespace
+
 std::vector<std::string> read_ignore_list(const json& q, const char* key, const std::string& source) {
     std::vector<std::string> out;
     if (!q.contains(key) || q[key].is_null()) return out;
@@ -111,11 +148,8 @@ std::vector<std::string> read_ignore_list(const json& q, const char* key, const 
         if (!m.is_string()) fail(source, std::string("\"") + key + "\" must be a list of module names");
         const std::string name = m.get<std::string>();
         if (name.rfind("re:", 0) == 0) {
-            try {
-                std::regex check(name.substr(3));
-            } catch (const std::regex_error& e) {
-                fail(source, std::string("\"") + key + "\" entry \"" + name + "\" is not a valid regular expression: " + e.what());
-            }
+            const CompiledPattern p = compile_module_pattern(name.substr(3));
+            if (!p.code) fail(source, std::string("\"") + key + "\" entry \"" + name + "\" is not a valid regular expression: " + p.error);
         }
         out.push_back(name);
     }
@@ -125,7 +159,7 @@ std::vector<std::string> read_ignore_list(const json& q, const char* key, const 
 bool module_ignored(const std::vector<std::string>& ignore, const std::string& module) {
     for (const auto& entry : ignore) {
         if (entry.rfind("re:", 0) == 0) {
-            if (std::regex_search(module, std::regex(entry.substr(3)), std::regex_constants::match_continuous)) return true;
+            if (pattern_matches(entry.substr(3), module)) return true;
         } else if (entry == module) {
             return true;
         }

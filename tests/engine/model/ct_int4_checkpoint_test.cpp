@@ -63,6 +63,22 @@ void check_fixture_weights(const std::string& name, bool zero_point) {
     EXPECT_EQ(w.lm_head.kind, Linear::Kind::Dense);
 }
 
+// "re:" entries are matched as vLLM matches them, with Python's re.match: anchored at the start of the
+// module name (not at its end), and in Python's syntax (named groups, lookbehind), which PCRE2 shares.
+TEST(CompressedTensorsIgnore, PatternsFollowPythonReMatch) {
+    const std::vector<std::string> ignore = {"re:.*lm_head", "re:(?P<layer>model\\.layers\\.1)\\.mlp",
+                                             "re:model\\.layers\\.\\d+\\.self_attn\\..(?<!q)_proj$", "re:layers", "embed_tokens"};
+    EXPECT_TRUE(module_ignored(ignore, "lm_head"));
+    EXPECT_TRUE(module_ignored(ignore, "model.lm_head"));
+    EXPECT_TRUE(module_ignored(ignore, "model.layers.1.mlp.down_proj"));   // a prefix match suffices
+    EXPECT_FALSE(module_ignored(ignore, "model.layers.11.mlp.down_proj"));  // "1" then "\\." : not layer 11
+    EXPECT_TRUE(module_ignored(ignore, "model.layers.7.self_attn.k_proj"));
+    EXPECT_FALSE(module_ignored(ignore, "model.layers.7.self_attn.q_proj"));  // the lookbehind
+    EXPECT_FALSE(module_ignored(ignore, "model.layers.7.mlp.up_proj"));      // "re:layers" is anchored at the start
+    EXPECT_TRUE(module_ignored(ignore, "embed_tokens"));
+    EXPECT_FALSE(module_ignored(ignore, "model.embed_tokens"));  // exact names are exact
+}
+
 TEST(CtInt4Checkpoint, SymmetricFixtureEqualsTheDequantizedReference) { check_fixture_weights(kSym, false); }
 
 TEST(CtInt4Checkpoint, ZeroPointFixtureEqualsTheDequantizedReference) { check_fixture_weights(kZp, true); }

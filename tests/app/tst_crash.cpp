@@ -1,6 +1,7 @@
 // A process streaming a reply is killed with SIGKILL; the database reopens intact, with the partial
-// reply (missing at most the last half second) marked interrupted. Twice: with the ReplyJournal fed
-// directly, and through the path the app uses (engine, EngineBridge, GenerationHub, ReplyJournal).
+// reply (missing at most the last half second) marked interrupted. Three times: with the ReplyJournal
+// fed directly, through the path the app uses (engine, EngineBridge, GenerationHub, ReplyJournal), and
+// that path with replies of three drafts streaming at once (every draft kept the same way).
 #include <QProcess>
 #include <QSqlQuery>
 #include <QTemporaryDir>
@@ -16,7 +17,11 @@ class CrashTest : public QObject {
     Q_OBJECT
 private slots:
     void killedMidStreamKeepsPartialReply();
-    void killedMidStreamThroughHubAndBridge();
+    void killedMidStreamThroughHubAndBridge() { killThroughHubAndBridge(1); }
+    void killedMidStreamKeepsEveryDraft() { killThroughHubAndBridge(3); }
+
+private:
+    void killThroughHubAndBridge(int drafts);
 };
 
 void CrashTest::killedMidStreamKeepsPartialReply() {
@@ -84,8 +89,9 @@ void CrashTest::killedMidStreamKeepsPartialReply() {
 // the hub appends them to the journal on this thread, the journal writes every 250 ms. Killed in the
 // middle of a reply, the history keeps that reply up to what the hub had about half a second before
 // the kill (one journal interval, one worker batch, and slack for a loaded machine), marked
-// interrupted, and every reply that ended before is complete.
-void CrashTest::killedMidStreamThroughHubAndBridge() {
+// interrupted, and every reply that ended before is complete. With `drafts` > 1 each reply has that
+// many drafts, and each draft is held to the same rules as a reply.
+void CrashTest::killThroughHubAndBridge(int drafts) {
 #ifndef FOLIO_CRASH_APP_WRITER
     QSKIP("the app-path writer needs the engine runtime and the chat template engine, not built on this branch");
 #else
@@ -93,12 +99,15 @@ void CrashTest::killedMidStreamThroughHubAndBridge() {
     const QString path = dir.filePath("history.db");
     QProcess child;
     child.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    child.start(FOLIO_CRASH_APP_WRITER, {path, folio::test::qtFixturePath("models/stories260K")});
+    child.start(FOLIO_CRASH_APP_WRITER, {path, folio::test::qtFixturePath("models/stories260K"), QString::number(drafts)});
     QVERIFY(child.waitForStarted());
 
-    struct Reply {
+    struct Text {
         QList<QPair<qint64, int>> appended;  // (child ms, length the hub had)
         QString text;                        // as the hub received it
+    };
+    struct Reply : Text {
+        QMap<int, Text> drafts;  // of a reply with drafts
         bool finished = false;
     };
     QMap<qint64, Reply> replies;
@@ -118,6 +127,11 @@ void CrashTest::killedMidStreamThroughHubAndBridge() {
                 Reply& r = replies[f[1].toLongLong()];
                 r.appended << qMakePair(f[3].toLongLong(), f[2].toInt());
                 if (f.size() >= 5) r.text += QString::fromUtf8(QByteArray::fromBase64(f[4]));
+            }
+            if (f[0] == "draft" && f.size() >= 5) {
+                Text& d = replies[f[1].toLongLong()].drafts[f[2].toInt()];
+                d.appended << qMakePair(f[4].toLongLong(), f[3].toInt());
+                if (f.size() >= 6) d.text += QString::fromUtf8(QByteArray::fromBase64(f[5]));
             }
         }
     };
@@ -162,17 +176,42 @@ void CrashTest::killedMidStreamThroughHubAndBridge() {
     QVERIFY(!r.finished);
     const MessageRecord m = store.message(killed);
     QCOMPARE(m.status, MessageStatus::Interrupted);
-    // What is saved is what the hub received, cut somewhere: never text it did not have.
-    QVERIFY2(r.text.startsWith(m.content), qPrintable(m.content));
-    const qint64 lastMs = r.appended.last().first;
-    int mustHave = 0;
-    for (const auto& [ms, len] : r.appended) {
-        if (ms <= lastMs - 500) mustHave = len;
-    }
-    QVERIFY2(m.content.size() >= mustHave,
-             qPrintable(QStringLiteral("saved %1 chars, but the hub had %2 500 ms before its last delta")
-                            .arg(m.content.size()).arg(mustHave)));
+    // What is saved is what the hub received, cut somewhere: never text it did not have, and all it
+    // had half a second before its last delta.
+    const auto keptUpToHalfASecond = [](const Text& hub, const QString& saved, const QString& what) {
+        QVERIFY2(hub.text.startsWith(saved), qPrintable(what + ": " + saved));
+        if (hub.appended.isEmpty()) return;
+        const qint64 lastMs = hub.appended.last().first;
+        int mustHave = 0;
+        for (const auto& [ms, len] : hub.appended) {
+            if (ms <= lastMs - 500) mustHave = len;
+        }
+        QVERIFY2(saved.size() >= mustHave, qPrintable(QStringLiteral("%1: saved %2 chars, but the hub had %3 500 ms before its last delta")
+                                                         .arg(what).arg(saved.size()).arg(mustHave)));
+    };
+    keptUpToHalfASecond(r, m.content, QStringLiteral("the reply"));
+    if (QTest::currentTestFailed()) return;
     QCOMPARE(store.activePath(m.conversationId).last().id, killed);
+    if (drafts > 1) {
+        const QList<DraftRecord> saved = store.drafts(killed);
+        QCOMPARE(saved.size(), drafts);
+        QCOMPARE(r.drafts.size(), drafts);
+        QSet<QString> different;
+        for (const DraftRecord& d : saved) {
+            keptUpToHalfASecond(r.drafts[d.index], d.content, QStringLiteral("draft %1").arg(d.index));
+            if (QTest::currentTestFailed()) return;
+            different << r.drafts[d.index].text;
+        }
+        QVERIFY2(different.size() > 1, "the drafts were sampled alike: the test would not tell them apart");
+        // The finished replies kept every draft whole.
+        for (auto it = replies.cbegin(); it != replies.cend(); ++it) {
+            if (!it->finished) continue;
+            for (const DraftRecord& d : store.drafts(it.key())) {
+                QCOMPARE(d.content, it->drafts[d.index].text);
+                QVERIFY(!d.finishReason.isEmpty());
+            }
+        }
+    }
 #endif
 }
 

@@ -179,7 +179,8 @@ void CrashTest::killThroughHubAndBridge(int drafts) {
     // What is saved is what the hub received, cut somewhere: never text it did not have, and all it
     // had half a second before its last delta.
     const auto keptUpToHalfASecond = [](const Text& hub, const QString& saved, const QString& what) {
-        QVERIFY2(hub.text.startsWith(saved), qPrintable(what + ": " + saved));
+        // (isEmpty first: a null QString does not start with an empty one.)
+        QVERIFY2(saved.isEmpty() || hub.text.startsWith(saved), qPrintable(what + ": " + saved));
         if (hub.appended.isEmpty()) return;
         const qint64 lastMs = hub.appended.last().first;
         int mustHave = 0;
@@ -195,19 +196,19 @@ void CrashTest::killThroughHubAndBridge(int drafts) {
     if (drafts > 1) {
         const QList<DraftRecord> saved = store.drafts(killed);
         QCOMPARE(saved.size(), drafts);
-        QCOMPARE(r.drafts.size(), drafts);
         QSet<QString> different;
         for (const DraftRecord& d : saved) {
-            keptUpToHalfASecond(r.drafts[d.index], d.content, QStringLiteral("draft %1").arg(d.index));
+            // (A draft the hub has no text of yet, or one that ended at once, must be saved empty.)
+            keptUpToHalfASecond(r.drafts.value(d.index), d.content, QStringLiteral("draft %1").arg(d.index));
             if (QTest::currentTestFailed()) return;
-            different << r.drafts[d.index].text;
+            different << r.drafts.value(d.index).text;
         }
         QVERIFY2(different.size() > 1, "the drafts were sampled alike: the test would not tell them apart");
         // The finished replies kept every draft whole.
         for (auto it = replies.cbegin(); it != replies.cend(); ++it) {
             if (!it->finished) continue;
             for (const DraftRecord& d : store.drafts(it.key())) {
-                QCOMPARE(d.content, it->drafts[d.index].text);
+                QCOMPARE(d.content, it->drafts.value(d.index).text);
                 QVERIFY(!d.finishReason.isEmpty());
             }
         }

@@ -31,8 +31,8 @@ WireRequest to_wire(const Request& r, const std::string& model) {
     if (r.continue_final_message)
         throw Error("continuing a reply (continue_final_message) is not part of the OpenAI API; a remote engine cannot do it");
     if (!r.stop.stop_token_ids.empty()) throw Error("stop token ids are not part of the OpenAI API; use stop strings with a remote engine");
+    if (r.n < 1) throw Error("a request needs at least one reply (n >= 1)");
     // Not carried over the wire yet: refused rather than answered without them.
-    if (r.n != 1) throw Error("n replies (Request::n) are not supported by the remote engine yet; submit n requests with seeds seed + i");
     if (r.sampling.logprobs >= 0) throw Error("logprobs are not supported by the remote engine yet");
     const int prompts = int(!r.prompt_ids.empty()) + int(!r.messages.empty()) + int(r.prompt_text.has_value());
     if (prompts != 1) throw Error("a request needs exactly one prompt: ids, chat messages or text");
@@ -41,6 +41,7 @@ WireRequest to_wire(const Request& r, const std::string& model) {
     j["stream"] = true;
     j["stream_options"] = {{"include_usage", true}};
     put_sampling(j, r);
+    if (r.n > 1) j["n"] = r.n;
     WireRequest w;
     if (!r.messages.empty()) {
         json messages = json::array();
@@ -68,8 +69,10 @@ WireChunk parse_chunk(const std::string& payload) {
         c.error = error_message_of(payload);
         return c;
     }
-    if (auto it = j.find("choices"); it != j.end() && it->is_array() && !it->empty()) {
-        const json& choice = (*it)[0];
+    if (auto it = j.find("choices"); it != j.end() && it->is_array()) for (const json& choice : *it) {
+        if (!choice.is_object()) continue;
+        WireChoice& w = c.choices.emplace_back();
+        if (auto i = choice.find("index"); i != choice.end() && i->is_number_integer()) w.index = i->get<int>();
         const json* text = nullptr;
         if (auto d = choice.find("delta"); d != choice.end() && d->is_object()) {
             if (auto t = d->find("content"); t != d->end() && t->is_string()) text = &*t;
@@ -77,13 +80,13 @@ WireChunk parse_chunk(const std::string& payload) {
             text = &*t;
         }
         if (text) {
-            c.has_text = true;
-            c.text = text->get<std::string>();
+            w.has_text = true;
+            w.text = text->get<std::string>();
         }
         if (auto f = choice.find("finish_reason"); f != choice.end() && f->is_string()) {
-            c.finish_name = f->get<std::string>();
-            c.finish = c.finish_name == "length" ? FinishReason::Length
-                     : c.finish_name == "stop"   ? FinishReason::Eos
+            w.finish_name = f->get<std::string>();
+            w.finish = w.finish_name == "length" ? FinishReason::Length
+                     : w.finish_name == "stop"   ? FinishReason::Eos
                                                  : FinishReason::Error;
         }
     }

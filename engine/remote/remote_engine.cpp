@@ -2,6 +2,7 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -146,26 +147,37 @@ struct RemoteEngine::Impl {
 };
 
 void RemoteEngine::Impl::run(RequestId id, Request request, std::shared_ptr<std::atomic<bool>> cancel, Clock::time_point t0) {
-    Event end;
-    end.id = id;
-    end.kind = Event::Kind::Error;
-    end.reason = FinishReason::Error;
+    // n replies come as choices 0..n-1 of one stream; reply i is engine id id + i (as locally), and
+    // each gets its own end event.
+    const int n = std::max(1, request.n);
+    std::vector<Event> ends(static_cast<size_t>(n));
+    for (int i = 0; i < n; ++i) {
+        ends[size_t(i)].id = id + RequestId(i);
+        ends[size_t(i)].kind = Event::Kind::Error;
+        ends[size_t(i)].reason = FinishReason::Error;
+    }
     WireRequest wire;
     try {
         wire = to_wire(request, options.model);
     } catch (const Error& e) {
-        end.message = e.what();
-        emit(std::move(end));
+        for (Event& end : ends) {
+            end.message = e.what();
+            emit(std::move(end));
+        }
         return;
     }
 
-    int chunks = 0;
+    struct Reply {
+        int chunks = 0;
+        std::optional<FinishReason> finish;
+        std::string finish_name;
+        Clock::time_point first{}, last{};
+    };
+    std::vector<Reply> replies(static_cast<size_t>(n));
     bool done = false;  // [DONE] seen
-    std::optional<FinishReason> finish;
-    std::string finish_name;
     std::string stream_error;
-    Clock::time_point first{}, last{};
-    RequestTimings& tm = end.timings;
+    bool has_usage = false;
+    int prompt_tokens = 0, cached_prompt_tokens = 0, completion_tokens = 0;
     SseStream sse([&](const std::string& data) {
         if (data == "[DONE]") {
             done = true;
@@ -177,30 +189,38 @@ void RemoteEngine::Impl::run(RequestId id, Request request, std::shared_ptr<std:
             return;
         }
         if (c.has_usage) {
-            tm.prompt_tokens = c.prompt_tokens;
-            tm.cached_prompt_tokens = c.cached_prompt_tokens;
-            tm.generated_tokens = c.completion_tokens;
+            has_usage = true;
+            prompt_tokens = c.prompt_tokens;
+            cached_prompt_tokens = c.cached_prompt_tokens;
+            completion_tokens = c.completion_tokens;
         }
-        if (c.has_text && !c.text.empty()) {  // a role-only or empty delta is no token
-            last = Clock::now();
-            if (chunks++ == 0) first = last;
-            Event ev;
-            ev.id = id;
-            ev.kind = Event::Kind::Token;
-            ev.text = std::move(c.text);
-            emit(std::move(ev));
-        }
-        if (c.finish) {
-            finish = c.finish;
-            finish_name = c.finish_name;
+        for (WireChoice& ch : c.choices) {
+            if (ch.index < 0 || ch.index >= n) {
+                stream_error = "a choice with index " + std::to_string(ch.index) + " for a request of " + std::to_string(n) + " replies";
+                return;
+            }
+            Reply& r = replies[size_t(ch.index)];
+            if (ch.has_text && !ch.text.empty()) {  // a role-only or empty delta is no token
+                r.last = Clock::now();
+                if (r.chunks++ == 0) r.first = r.last;
+                Event ev;
+                ev.id = id + RequestId(ch.index);
+                ev.kind = Event::Kind::Token;
+                ev.text = std::move(ch.text);
+                emit(std::move(ev));
+            }
+            if (ch.finish) {
+                r.finish = ch.finish;
+                r.finish_name = ch.finish_name;
+            }
         }
     });
     Transfer t;
     t.cancel = cancel.get();
     std::string parse_error;
-    t.on_body = [&](const char* data, size_t n) {
+    t.on_body = [&](const char* data, size_t len) {
         try {
-            sse.feed(data, n);
+            sse.feed(data, len);
         } catch (const Error& e) {
             parse_error = e.what();
             return false;
@@ -209,35 +229,52 @@ void RemoteEngine::Impl::run(RequestId id, Request request, std::shared_ptr<std:
     };
     const Exchange ex = http_exchange(options, base + wire.path, &wire.body, t);
 
-    const std::string partial = chunks > 0 ? " after " + std::to_string(chunks) + " chunks of text (the text so far is kept)" : "";
-    if (cancel->load()) {
-        end.kind = Event::Kind::Finished;
-        end.reason = FinishReason::Cancelled;
-    } else if (!parse_error.empty()) {
-        end.message = parse_error + partial;
-    } else if (!stream_error.empty()) {
-        end.message = "the server at " + base + " reported an error mid-reply: " + stream_error + partial;
-    } else if (ex.status != 0 && (ex.status < 200 || ex.status >= 300)) {
-        end.message = refusal_message(base, ex);
-    } else if (ex.rc != CURLE_OK && ex.rc != CURLE_WRITE_ERROR && ex.status == 0) {
-        end.message = unreachable_message(base, ex);
-    } else if (!finish || (ex.rc != CURLE_OK && ex.rc != CURLE_WRITE_ERROR && !done)) {
-        // Cut before the reply ended: a server that died, a dropped connection, a stream cut short.
-        end.message = "the connection to " + base + " broke mid-reply" + partial + ": " +
-                      (ex.rc != CURLE_OK ? ex.curl_error : std::string("the stream ended without a finish reason"));
-    } else if (*finish == FinishReason::Error) {
-        end.message = "the server at " + base + " ended the reply with finish_reason '" + finish_name + "'";
-    } else {
-        end.kind = Event::Kind::Finished;
-        end.reason = *finish;
+    const bool cut = ex.rc != CURLE_OK && ex.rc != CURLE_WRITE_ERROR && !done;
+    for (int i = 0; i < n; ++i) {
+        Event& end = ends[size_t(i)];
+        const Reply& r = replies[size_t(i)];
+        const std::string partial = r.chunks > 0 ? " after " + std::to_string(r.chunks) + " chunks of text (the text so far is kept)" : "";
+        const std::string which = n > 1 ? " (reply " + std::to_string(i) + " of " + std::to_string(n) + ")" : "";
+        if (cancel->load()) {
+            end.kind = Event::Kind::Finished;
+            end.reason = FinishReason::Cancelled;
+        } else if (!parse_error.empty()) {
+            end.message = parse_error + partial;
+        } else if (!stream_error.empty()) {
+            end.message = "the server at " + base + " reported an error mid-reply" + which + ": " + stream_error + partial;
+        } else if (ex.status != 0 && (ex.status < 200 || ex.status >= 300)) {
+            end.message = refusal_message(base, ex);
+        } else if (ex.rc != CURLE_OK && ex.rc != CURLE_WRITE_ERROR && ex.status == 0) {
+            end.message = unreachable_message(base, ex);
+        } else if (!r.finish && !cut && r.chunks == 0 && n > 1) {
+            // A server without the API's n (llama.cpp's answers one choice) says nothing of the others.
+            end.message = "the server at " + base + " sent no reply " + std::to_string(i) + " of the " + std::to_string(n) +
+                          " asked for: it may not support n (several replies to one prompt)";
+        } else if (!r.finish || cut) {
+            // Cut before the reply ended: a server that died, a dropped connection, a stream cut short.
+            end.message = "the connection to " + base + " broke mid-reply" + which + partial + ": " +
+                          (ex.rc != CURLE_OK ? ex.curl_error : std::string("the stream ended without a finish reason"));
+        } else if (*r.finish == FinishReason::Error) {
+            end.message = "the server at " + base + " ended the reply" + which + " with finish_reason '" + r.finish_name + "'";
+        } else {
+            end.kind = Event::Kind::Finished;
+            end.reason = *r.finish;
+        }
+        RequestTimings& tm = end.timings;
+        if (has_usage) {
+            tm.prompt_tokens = prompt_tokens;
+            tm.cached_prompt_tokens = cached_prompt_tokens;
+            // The usage counts every reply's tokens together: one reply's are its own only when n = 1.
+            if (n == 1) tm.generated_tokens = completion_tokens;
+        }
+        if (r.chunks > 0) {
+            tm.ttft_ms = ms_between(t0, r.first);
+            if (tm.generated_tokens == 0) tm.generated_tokens = r.chunks;
+            const double decode_ms = ms_between(r.first, r.last);
+            if (tm.generated_tokens > 1 && decode_ms > 0) tm.decode_tok_s = (tm.generated_tokens - 1) / (decode_ms / 1000.0);
+        }
+        emit(std::move(end));
     }
-    if (chunks > 0) {
-        tm.ttft_ms = ms_between(t0, first);
-        if (tm.generated_tokens == 0) tm.generated_tokens = chunks;
-        const double decode_ms = ms_between(first, last);
-        if (tm.generated_tokens > 1 && decode_ms > 0) tm.decode_tok_s = (tm.generated_tokens - 1) / (decode_ms / 1000.0);
-    }
-    emit(std::move(end));
 }
 
 std::vector<std::string> list_models(const RemoteOptions& options) {
@@ -284,8 +321,9 @@ RequestId RemoteEngine::submit(Request request) {
     const auto t0 = Clock::now();
     auto flag = std::make_shared<std::atomic<bool>>(false);
     std::lock_guard lock(impl_->mu);
-    const RequestId id = impl_->next_id++;
-    impl_->cancels[id] = flag;
+    const RequestId id = impl_->next_id;
+    impl_->next_id += RequestId(std::max(1, request.n));  // reply i of n is id + i, as locally
+    impl_->cancels[id] = flag;  // the first id cancels every reply
     impl_->threads.emplace_back([this, id, flag, t0, r = std::move(request)]() mutable { impl_->run(id, std::move(r), flag, t0); });
     return id;
 }

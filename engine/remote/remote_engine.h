@@ -6,7 +6,10 @@
 //
 // What differs from the local engine: Token events carry text only (token = -1: the API sends no
 // ids); a reply ended by a stop string finishes as Eos (the API calls both "stop"); timings are the
-// client's (TTFT from submit to the first text chunk) with the server's token counts (usage).
+// client's (TTFT from submit to the first text chunk) with the server's token counts (usage). A
+// request for n replies (Request::n) is one API request with n: reply i is id + i as locally, each
+// counting its own text chunks as its tokens (the usage sums them all); a server that answers fewer
+// choices ends the missing replies with an Error saying it may not support n.
 // A connection that breaks mid-reply, or a stream that ends without a finish reason, ends the
 // request with an Error event saying so; the text already delivered stands. The API key goes only
 // into the Authorization header: no message, log or error ever contains it.

@@ -65,6 +65,7 @@ private slots:
     void theConnectionIsRestoredAtStart();
     void twoChatsAtOnceWithTheRemotesTimings();
     void monitorReadsTheServersMetrics();
+    void draftsAreTheApisN();
     void serverKilledMidReplyKeepsThePartialReply();
     void keyNeverInTheLog();
 
@@ -247,6 +248,34 @@ void RemoteTest::monitorReadsTheServersMetrics() {
 
 // SIGSTOP at the first text (so the reply cannot finish), then SIGKILL: the reply ends as an error
 // that says so, its text so far saved and marked.
+// A chat's drafts from a server: one API request with n = 3 (folio-server answers it), each draft
+// streamed and stored as from the local engine, each ended with its own finish reason.
+void RemoteTest::draftsAreTheApisN() {
+    QVERIFY(remote_->connected());
+    const qint64 c = actions_->newConversation("drafts", "Deterministic");
+    SamplingSettings s = presetNamed("Deterministic").settings;
+    s.maxTokens = 24;
+    s.temperature = 0.8;
+    s.seed = 5;
+    store_->updateSettings(c, "", s, "Deterministic");
+    store_->setDrafts(c, 3);
+    const qint64 reply = actions_->send(c, "Once upon a time");
+    QVERIFY(reply > 0);
+    QTRY_VERIFY_WITH_TIMEOUT(!hub_->isGenerating(c), 60000);
+    const MessageRecord m = store_->message(reply);
+    QCOMPARE(m.status, MessageStatus::Complete);
+    const QList<DraftRecord> drafts = store_->drafts(reply);
+    QCOMPARE(drafts.size(), 3);
+    QSet<QString> texts;
+    for (const DraftRecord& d : drafts) {
+        QVERIFY2(!d.content.isEmpty(), qPrintable(QStringLiteral("draft %1 is empty").arg(d.index)));
+        QVERIFY(!d.finishReason.isEmpty());
+        texts << d.content;
+    }
+    QVERIFY2(texts.size() > 1, "the drafts were sampled alike");
+    QCOMPARE(m.content, drafts[0].content);  // draft 0 is the reply until another is chosen
+}
+
 void RemoteTest::serverKilledMidReplyKeepsThePartialReply() {
     QVERIFY(remote_->connected());
     const qint64 c = newConversation(480);

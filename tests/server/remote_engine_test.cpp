@@ -4,6 +4,8 @@
 // keeps the text so far.
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include <curl/curl.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -16,6 +18,7 @@
 #include <chrono>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <thread>
 
@@ -174,6 +177,41 @@ TEST_F(RemoteEngineTest, GreedyTextEqualsTheLocalEngines) {
         EXPECT_EQ(remote.end.timings.prompt_tokens, int(local.end.prompt_ids.size()));
         EXPECT_GT(remote.end.timings.ttft_ms, 0);
     }
+}
+
+// n replies over the wire: one request with the API's n, reply i arriving as id + i with the text
+// the local engine gives reply i of the same request (seed + i), each ended on its own.
+TEST_F(RemoteEngineTest, NRepliesAreOneRequestWithTheLocalEnginesTexts) {
+    remote::RemoteEngine engine(options_for(*server_));
+    Request r;
+    r.prompt_text = "The little dog";
+    r.sampling.temperature = 0.8f;
+    r.sampling.seed = 11;
+    r.stop.max_tokens = 24;
+    r.n = 3;
+    BackendOptions b;
+    b.num_threads = 1;
+    b.cpu_activations = CpuActivations::Exact;
+    EngineOptions o;
+    o.num_kv_blocks = 256;
+    SyncEngine local(stories(), make_cpu_backend(*stories(), b), o);
+    const RequestId lid = local.add(r);
+    auto want = test::drain(local);
+    const RequestId rid = engine.submit(r);
+    std::map<RequestId, test::RequestOutcome> got;
+    const auto all_done = [&] { return got[rid].finished && got[rid + 1].finished && got[rid + 2].finished; };
+    for (int waits = 0; waits < 300 && !all_done(); ++waits) test::absorb(engine.wait_events(std::chrono::milliseconds(200)), got);
+    ASSERT_TRUE(all_done());
+    std::set<std::string> texts;
+    for (RequestId i = 0; i < 3; ++i) {
+        const test::RequestOutcome& g = got[rid + i];
+        ASSERT_EQ(g.end.kind, Event::Kind::Finished) << "reply " << i << ": " << g.end.message;
+        EXPECT_EQ(g.text, want[lid + i].text) << "reply " << i;
+        EXPECT_EQ(g.end.timings.prompt_tokens, int(want[lid + i].end.prompt_ids.size()));
+        texts.insert(g.text);
+    }
+    EXPECT_GT(texts.size(), 1u) << "the replies were sampled alike: the test would not tell them apart";
+    EXPECT_EQ(engine.submit(greedy_chat(4)), rid + 3) << "the n replies took ids rid .. rid + 2";
 }
 
 TEST_F(RemoteEngineTest, StopStringsEndTheReplyAsLocally) {

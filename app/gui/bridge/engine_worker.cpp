@@ -136,15 +136,7 @@ void EngineWorker::track(quint64 firstId, const GenerationRequest& r) {
 }
 
 void EngineWorker::submit(const GenerationRequest& r) {
-    if (remote_ && r.n > 1) {
-        // The remote backend takes one reply per request; the chat asks for drafts only from a local
-        // engine (ConversationSettings says so), so this is a caller's mistake made plain.
-        for (int i = 0; i < r.n; ++i) {
-            emit finished(GenerationEnd{r.ticket, i, true, tr("Drafts need the local engine: a remote server gives one reply per request."), {}});
-        }
-        return;
-    }
-    if (remote_) {
+    if (remote_) {  // drafts too: the API's n, reply i of the request arriving as id + i
         track(remote_->submit(toEngineRequest(r)), r);
         return;
     }

@@ -96,37 +96,54 @@ TEST(OpenAiWire, WhatTheApiCannotCarryIsRefusedByName) {
     ids.stop.stop_token_ids = {5};
     EXPECT_THROW(to_wire(ids, "m"), Error);
     EXPECT_THROW(to_wire(Request{}, "m"), Error);  // no prompt
-    // Not carried over the wire yet: n replies and logprobs are refused, naming them.
-    for (int which = 0; which < 2; ++which) {
-        Request q;
-        q.prompt_text = "x";
-        if (which == 0) q.n = 3;
-        else q.sampling.logprobs = 2;
-        try {
-            to_wire(q, "m");
-            ADD_FAILURE() << "accepted " << (which == 0 ? "n" : "logprobs");
-        } catch (const Error& e) {
-            EXPECT_NE(std::string(e.what()).find(which == 0 ? "n replies" : "logprobs"), std::string::npos) << e.what();
-        }
+    // Not carried over the wire yet: logprobs are refused, naming them.
+    Request q;
+    q.prompt_text = "x";
+    q.sampling.logprobs = 2;
+    try {
+        to_wire(q, "m");
+        ADD_FAILURE() << "accepted logprobs";
+    } catch (const Error& e) {
+        EXPECT_NE(std::string(e.what()).find("logprobs"), std::string::npos) << e.what();
     }
+}
+
+// n replies are the API's n (one request, choices 0..n-1); one reply sends no n at all.
+TEST(OpenAiWire, NRepliesAreTheApisN) {
+    Request r;
+    r.prompt_text = "x";
+    EXPECT_FALSE(nlohmann::json::parse(to_wire(r, "m").body).contains("n"));
+    r.n = 3;
+    EXPECT_EQ(nlohmann::json::parse(to_wire(r, "m").body)["n"], 3);
+    r.n = 0;
+    EXPECT_THROW(to_wire(r, "m"), Error);
 }
 
 TEST(OpenAiWire, ChunksGiveTextFinishAndUsage) {
     WireChunk c = parse_chunk(R"({"choices":[{"index":0,"delta":{"content":"Once"},"finish_reason":null}]})");
-    EXPECT_TRUE(c.has_text);
-    EXPECT_EQ(c.text, "Once");
-    EXPECT_FALSE(c.finish);
+    ASSERT_EQ(c.choices.size(), 1u);
+    EXPECT_TRUE(c.choices[0].has_text);
+    EXPECT_EQ(c.choices[0].text, "Once");
+    EXPECT_FALSE(c.choices[0].finish);
     c = parse_chunk(R"({"choices":[{"index":0,"text":" upon","finish_reason":"length"}]})");
-    EXPECT_EQ(c.text, " upon");
-    ASSERT_TRUE(c.finish);
-    EXPECT_EQ(*c.finish, FinishReason::Length);
+    EXPECT_EQ(c.choices[0].text, " upon");
+    ASSERT_TRUE(c.choices[0].finish);
+    EXPECT_EQ(*c.choices[0].finish, FinishReason::Length);
     c = parse_chunk(R"({"choices":[{"index":0,"delta":{},"finish_reason":"stop"}]})");
-    EXPECT_FALSE(c.has_text);
-    EXPECT_EQ(*c.finish, FinishReason::Eos);
+    EXPECT_FALSE(c.choices[0].has_text);
+    EXPECT_EQ(*c.choices[0].finish, FinishReason::Eos);
     c = parse_chunk(R"({"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]})");
-    EXPECT_EQ(*c.finish, FinishReason::Error);
-    EXPECT_EQ(c.finish_name, "tool_calls");
+    EXPECT_EQ(*c.choices[0].finish, FinishReason::Error);
+    EXPECT_EQ(c.choices[0].finish_name, "tool_calls");
+    // Several choices (n replies), in one chunk or one per chunk, each with its index.
+    c = parse_chunk(R"({"choices":[{"index":2,"text":" a"},{"index":1,"text":" b","finish_reason":"stop"}]})");
+    ASSERT_EQ(c.choices.size(), 2u);
+    EXPECT_EQ(c.choices[0].index, 2);
+    EXPECT_EQ(c.choices[0].text, " a");
+    EXPECT_EQ(c.choices[1].index, 1);
+    EXPECT_EQ(*c.choices[1].finish, FinishReason::Eos);
     c = parse_chunk(R"({"choices":[],"usage":{"prompt_tokens":20,"completion_tokens":5,"prompt_tokens_details":{"cached_tokens":16}}})");
+    EXPECT_TRUE(c.choices.empty());
     EXPECT_TRUE(c.has_usage);
     EXPECT_EQ(c.prompt_tokens, 20);
     EXPECT_EQ(c.completion_tokens, 5);

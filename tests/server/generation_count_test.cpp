@@ -14,21 +14,15 @@
 #include "engine/frontdoor/engine.h"
 #include "engine/model/model.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/wrapped_backend.h"
 
 namespace folio::server {
 namespace {
 
 // The CPU backend, except that forward pass number `hold_at` (counting from 1) waits for release().
-class HeldBackend : public Backend {
+class HeldBackend : public test::WrappedBackend {
 public:
-    HeldBackend(std::unique_ptr<Backend> inner, int hold_at) : inner_(std::move(inner)), hold_at_(hold_at) {}
-    std::string name() const override { return inner_->name(); }
-    std::string device_name() const override { return inner_->device_name(); }
-    size_t kv_bytes_per_block(const KvLayout& l) const override { return inner_->kv_bytes_per_block(l); }
-    int64_t plan_kv_blocks(const KvLayout& l, uint64_t budget, int64_t min_blocks) const override {
-        return inner_->plan_kv_blocks(l, budget, min_blocks);
-    }
-    void allocate_kv(const KvLayout& l) override { inner_->allocate_kv(l); }
+    HeldBackend(std::unique_ptr<Backend> inner, int hold_at) : WrappedBackend(std::move(inner)), hold_at_(hold_at) {}
     void forward(const ForwardBatch& batch, std::vector<float>& logits) override {
         if (++forwards_ == hold_at_) {
             std::unique_lock lock(mutex_);
@@ -36,10 +30,8 @@ public:
             cv_.notify_all();
             cv_.wait(lock, [&] { return released_; });
         }
-        inner_->forward(batch, logits);
+        WrappedBackend::forward(batch, logits);
     }
-    void copy_blocks(const std::vector<std::pair<int32_t, int32_t>>& src_dst) override { inner_->copy_blocks(src_dst); }
-    MemoryInfo memory() const override { return inner_->memory(); }
 
     void wait_until_held() {
         std::unique_lock lock(mutex_);
@@ -52,7 +44,6 @@ public:
     }
 
 private:
-    std::unique_ptr<Backend> inner_;
     int hold_at_;
     int forwards_ = 0;  // the engine's step thread alone calls forward()
     std::mutex mutex_;

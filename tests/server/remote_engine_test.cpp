@@ -111,16 +111,21 @@ std::shared_ptr<const Model> stories() {
     return m;
 }
 
-// The in-process engine's reply: the reference.
-test::RequestOutcome local_reply(const Request& r) {
+// The in-process engine's replies to `r` (n of them: ids first .. first + n - 1): the reference.
+std::map<RequestId, test::RequestOutcome> local_replies(const Request& r, RequestId* first) {
     BackendOptions b;
     b.num_threads = 1;
     b.cpu_activations = CpuActivations::Exact;
     EngineOptions o;
     o.num_kv_blocks = 256;
     SyncEngine engine(stories(), make_cpu_backend(*stories(), b), o);
-    const RequestId id = engine.add(r);
-    return test::drain(engine)[id];
+    *first = engine.add(r);
+    return test::drain(engine);
+}
+
+test::RequestOutcome local_reply(const Request& r) {
+    RequestId id = 0;
+    return local_replies(r, &id)[id];
 }
 
 test::RequestOutcome remote_reply(remote::RemoteEngine& engine, const Request& r) {
@@ -189,14 +194,8 @@ TEST_F(RemoteEngineTest, NRepliesAreOneRequestWithTheLocalEnginesTexts) {
     r.sampling.seed = 11;
     r.stop.max_tokens = 24;
     r.n = 3;
-    BackendOptions b;
-    b.num_threads = 1;
-    b.cpu_activations = CpuActivations::Exact;
-    EngineOptions o;
-    o.num_kv_blocks = 256;
-    SyncEngine local(stories(), make_cpu_backend(*stories(), b), o);
-    const RequestId lid = local.add(r);
-    auto want = test::drain(local);
+    RequestId lid = 0;
+    auto want = local_replies(r, &lid);
     const RequestId rid = engine.submit(r);
     std::map<RequestId, test::RequestOutcome> got;
     const auto all_done = [&] { return got[rid].finished && got[rid + 1].finished && got[rid + 2].finished; };

@@ -16,6 +16,7 @@
 #include "engine/frontdoor/engine.h"
 #include "engine/model/model.h"
 #include "tests/support/fixtures.h"
+#include "tests/support/wrapped_backend.h"
 
 namespace folio::server {
 namespace {
@@ -23,25 +24,15 @@ namespace {
 using json = nlohmann::json;
 
 // The CPU backend, except that forward pass number `fail_at` (counting from 1) throws once.
-class FaultyBackend : public Backend {
+class FaultyBackend : public test::WrappedBackend {
 public:
-    FaultyBackend(std::unique_ptr<Backend> inner, int fail_at) : inner_(std::move(inner)), fail_at_(fail_at) {}
-    std::string name() const override { return inner_->name(); }
-    std::string device_name() const override { return inner_->device_name(); }
-    size_t kv_bytes_per_block(const KvLayout& l) const override { return inner_->kv_bytes_per_block(l); }
-    int64_t plan_kv_blocks(const KvLayout& l, uint64_t budget, int64_t min_blocks) const override {
-        return inner_->plan_kv_blocks(l, budget, min_blocks);
-    }
-    void allocate_kv(const KvLayout& l) override { inner_->allocate_kv(l); }
+    FaultyBackend(std::unique_ptr<Backend> inner, int fail_at) : WrappedBackend(std::move(inner)), fail_at_(fail_at) {}
     void forward(const ForwardBatch& batch, std::vector<float>& logits) override {
         if (++forwards_ == fail_at_) throw std::runtime_error("injected device fault");
-        inner_->forward(batch, logits);
+        WrappedBackend::forward(batch, logits);
     }
-    void copy_blocks(const std::vector<std::pair<int32_t, int32_t>>& src_dst) override { inner_->copy_blocks(src_dst); }
-    MemoryInfo memory() const override { return inner_->memory(); }
 
 private:
-    std::unique_ptr<Backend> inner_;
     int fail_at_;
     int forwards_ = 0;  // the engine's step thread alone calls forward()
 };

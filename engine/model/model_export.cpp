@@ -5,6 +5,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -12,6 +13,7 @@
 #include "engine/core/half.h"
 #include "engine/model/awq_quantize.h"
 #include "engine/model/safetensors_writer.h"
+#include "engine/model/weights.h"
 #include "engine/tokenizer/tokenizer_loader.h"
 
 namespace folio {
@@ -62,11 +64,18 @@ TensorToWrite bytes_of(std::string name, const char* dtype, std::vector<int64_t>
             [data, count](std::string& out) { out.append(reinterpret_cast<const char*>(data), count * sizeof(T)); }};
 }
 
-float element(const FloatTensor& t, size_t i) {
-    switch (t.dtype) {
-        case DType::F32: return static_cast<const float*>(t.data)[i];
-        case DType::F16: return f16_to_f32(static_cast<const uint16_t*>(t.data)[i]);
-        default: return bf16_to_f32(static_cast<const uint16_t*>(t.data)[i]);
+// Calls f(values, first, count) on t as fp32 in consecutive pieces (row_to_f32 reads every float
+// dtype), so that a large tensor is never held twice in full.
+template <class F>
+void for_each_f32_piece(const FloatTensor& t, F f) {
+    constexpr int64_t kPiece = int64_t(1) << 16;
+    const int64_t n = t.numel();
+    std::vector<float> buf(size_t(std::min(n, kPiece)));
+    for (int64_t at = 0; at < n; at += kPiece) {
+        const int64_t len = std::min(kPiece, n - at);
+        const FloatTensor piece{t.dtype, {len}, static_cast<const char*>(t.data) + size_t(at) * dtype_size(t.dtype)};
+        row_to_f32(piece, 0, len, buf.data());
+        f(buf.data(), size_t(at), size_t(len));
     }
 }
 
@@ -76,10 +85,12 @@ void check_fp16_range(const std::string& name, const FloatTensor& t) {
     if (t.dtype == DType::F16) return;
     size_t count = 0;
     float largest = 0;
-    for (size_t i = 0, n = size_t(t.numel()); i < n; ++i) {
-        const float a = std::fabs(element(t, i));
-        if (a > 65504.0f && std::isfinite(a)) ++count, largest = std::max(largest, a);
-    }
+    for_each_f32_piece(t, [&](const float* v, size_t, size_t len) {
+        for (size_t i = 0; i < len; ++i) {
+            const float a = std::fabs(v[i]);
+            if (a > 65504.0f && std::isfinite(a)) ++count, largest = std::max(largest, a);
+        }
+    });
     if (count)
         throw Error(name + ": " + std::to_string(count) + " weight(s) beyond fp16's range (largest magnitude " + std::to_string(largest) +
                     "); export it as bf16 or fp32");
@@ -97,15 +108,16 @@ TensorToWrite float_tensor(std::string name, const FloatTensor& t, std::optional
                 const size_t at = o.size();
                 o.resize(at + n * dtype_size(out));
                 char* dst = o.data() + at;
-                for (size_t i = 0; i < n; ++i) {
-                    const float v = element(t, i);
+                for_each_f32_piece(t, [&](const float* v, size_t first, size_t len) {
                     if (out == DType::F32) {
-                        std::memcpy(dst + 4 * i, &v, 4);
-                    } else {
-                        const uint16_t h = out == DType::F16 ? f32_to_f16(v) : f32_to_bf16(v);
-                        std::memcpy(dst + 2 * i, &h, 2);
+                        std::memcpy(dst + 4 * first, v, 4 * len);
+                        return;
                     }
-                }
+                    for (size_t i = 0; i < len; ++i) {
+                        const uint16_t h = out == DType::F16 ? f32_to_f16(v[i]) : f32_to_bf16(v[i]);
+                        std::memcpy(dst + 2 * (first + i), &h, 2);
+                    }
+                });
             }};
 }
 

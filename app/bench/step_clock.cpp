@@ -8,7 +8,7 @@ using Clock = std::chrono::steady_clock;
 // and forward() follows, so the step started at the first of the two calls.
 bool StepClock::forward_and_sample(const ForwardBatch& batch, const std::vector<SamplingRow>& rows, std::vector<int32_t>& sampled) {
     const Clock::time_point start = Clock::now();
-    if (!inner_->forward_and_sample(batch, rows, sampled)) {
+    if (!WrappedBackend::forward_and_sample(batch, rows, sampled)) {
         pending_start_ = start;
         return false;
     }
@@ -20,7 +20,7 @@ void StepClock::forward(const ForwardBatch& batch, std::vector<float>& logits) {
     const Clock::time_point work_start = Clock::now();
     const Clock::time_point start = pending_start_ == Clock::time_point{} ? work_start : pending_start_;
     pending_start_ = {};
-    inner_->forward(batch, logits);
+    WrappedBackend::forward(batch, logits);
     record(start, work_start, batch.num_tokens());
 }
 

@@ -1,6 +1,8 @@
 #pragma once
-// A Backend that hands every call to another one. Tests derive from it to change one call (a forward
-// pass that throws, or that waits for the test) and keep everything else the real backend's.
+// A Backend that hands every call to another one. Decorators derive from it to change one or two
+// calls and keep everything else the real backend's: the benchmark's step clock (app/bench), and
+// tests' backends whose forward pass throws or waits. A decorator that hooks forward() alone sees
+// every step of a backend that does not sample on its device (forward_and_sample false: the CPU).
 #include <memory>
 #include <string>
 #include <utility>
@@ -8,7 +10,7 @@
 
 #include "engine/backend/backend.h"
 
-namespace folio::test {
+namespace folio {
 
 class WrappedBackend : public Backend {
 public:
@@ -21,6 +23,9 @@ public:
     }
     void allocate_kv(const KvLayout& l) override { inner_->allocate_kv(l); }
     void forward(const ForwardBatch& batch, std::vector<float>& logits) override { inner_->forward(batch, logits); }
+    bool forward_and_sample(const ForwardBatch& batch, const std::vector<SamplingRow>& rows, std::vector<int32_t>& sampled) override {
+        return inner_->forward_and_sample(batch, rows, sampled);
+    }
     void copy_blocks(const std::vector<std::pair<int32_t, int32_t>>& src_dst) override { inner_->copy_blocks(src_dst); }
     MemoryInfo memory() const override { return inner_->memory(); }
 
@@ -28,4 +33,4 @@ private:
     std::unique_ptr<Backend> inner_;
 };
 
-}  // namespace folio::test
+}  // namespace folio

@@ -10,17 +10,17 @@
 
 #include "app/server/event_router.h"
 #include "app/server/metrics.h"
+#include "engine/backend/wrapped_backend.h"
 #include "engine/cpu/cpu_backend.h"
 #include "engine/frontdoor/engine.h"
 #include "engine/model/model.h"
 #include "tests/support/fixtures.h"
-#include "tests/support/wrapped_backend.h"
 
 namespace folio::server {
 namespace {
 
 // The CPU backend, except that forward pass number `hold_at` (counting from 1) waits for release().
-class HeldBackend : public test::WrappedBackend {
+class HeldBackend : public WrappedBackend {
 public:
     HeldBackend(std::unique_ptr<Backend> inner, int hold_at) : WrappedBackend(std::move(inner)), hold_at_(hold_at) {}
     void forward(const ForwardBatch& batch, std::vector<float>& logits) override {

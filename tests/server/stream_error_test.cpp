@@ -12,11 +12,11 @@
 #include <thread>
 
 #include "app/server/http_server.h"
+#include "engine/backend/wrapped_backend.h"
 #include "engine/cpu/cpu_backend.h"
 #include "engine/frontdoor/engine.h"
 #include "engine/model/model.h"
 #include "tests/support/fixtures.h"
-#include "tests/support/wrapped_backend.h"
 
 namespace folio::server {
 namespace {
@@ -24,7 +24,7 @@ namespace {
 using json = nlohmann::json;
 
 // The CPU backend, except that forward pass number `fail_at` (counting from 1) throws once.
-class FaultyBackend : public test::WrappedBackend {
+class FaultyBackend : public WrappedBackend {
 public:
     FaultyBackend(std::unique_ptr<Backend> inner, int fail_at) : WrappedBackend(std::move(inner)), fail_at_(fail_at) {}
     void forward(const ForwardBatch& batch, std::vector<float>& logits) override {

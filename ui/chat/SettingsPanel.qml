@@ -104,7 +104,6 @@ Rectangle {
                                 implicitHeight: 30
                                 text: String(index + 1)
                                 primary: panel.s.drafts === index + 1
-                                enabled: panel.s.draftsSupported || index === 0
                                 onClicked: panel.s.drafts = index + 1
                             }
                         }
@@ -114,7 +113,7 @@ Rectangle {
                         Layout.fillWidth: true
                         wrapMode: Text.Wrap
                         text: panel.s.draftsNote
-                        color: panel.s.draftsSupported ? Theme.textFaint : Theme.warning
+                        color: Theme.textFaint
                         font.pixelSize: Theme.fontSmall
                     }
                 }

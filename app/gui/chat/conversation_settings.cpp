@@ -39,17 +39,7 @@ void ConversationSettings::setDrafts(int n) {
     emit changed();
 }
 
-void ConversationSettings::setDraftsSupported(bool on) {
-    if (on == draftsSupported_) return;
-    draftsSupported_ = on;
-    emit changed();
-}
-
 QString ConversationSettings::draftsNote() const {
-    if (!draftsSupported_) {
-        return drafts_ > 1 ? tr("Drafts need the local engine: connected to a server, each message gets one reply.")
-                           : tr("Drafts need the local engine (a server gives one reply per request).");
-    }
     if (drafts_ == 1) return tr("One reply per message.");
     return tr("%1 drafts per reply, sampled at once from one prompt (seed + i each); flip between them on the reply. "
               "The one shown is what the chat goes on with.").arg(drafts_);

@@ -29,9 +29,7 @@ class ConversationSettings : public QObject {
     Q_PROPERTY(bool thinking READ thinking WRITE setThinking NOTIFY changed)
     // Replies per turn, 1..4, all from one engine request (n samples sharing the prompt's KV).
     Q_PROPERTY(int drafts READ drafts WRITE setDrafts NOTIFY changed)
-    // Whether the engine in use takes drafts (a local one); draftsNote says what the setting does
-    // now, e.g. that a remote server gives one reply whatever it is set to.
-    Q_PROPERTY(bool draftsSupported READ draftsSupported NOTIFY changed)
+    // What the drafts setting does, in a sentence.
     Q_PROPERTY(QString draftsNote READ draftsNote NOTIFY changed)
 public:
     explicit ConversationSettings(ChatStore* store, QObject* parent = nullptr);
@@ -60,8 +58,6 @@ public:
     void setThinking(bool on);
     int drafts() const { return drafts_; }
     void setDrafts(int n);
-    bool draftsSupported() const { return draftsSupported_; }
-    void setDraftsSupported(bool on);
     QString draftsNote() const;
 
     Q_INVOKABLE void reload();
@@ -86,7 +82,6 @@ private:
     SamplingSettings s_;
     bool thinking_ = true;
     int drafts_ = 1;
-    bool draftsSupported_ = true;
 };
 
 }  // namespace folio::app

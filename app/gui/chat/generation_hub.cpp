@@ -46,7 +46,7 @@ qint64 GenerationHub::startReply(qint64 conversationId, qint64 parentId) {
     reply.parentId = parentId;
     reply.model = modelName_;
     reply.sampling = c.sampling;
-    const int drafts = draftsSupported_ ? std::clamp(c.drafts, 1, kMaxDrafts) : 1;
+    const int drafts = std::clamp(c.drafts, 1, kMaxDrafts);
     const qint64 id = journal_->begin(reply, drafts);
     submit(conversationId, id, messages, false, 0, drafts);
     return id;
@@ -152,12 +152,6 @@ int GenerationHub::Live::tokens() const {
     int n = 0;
     for (const DraftClock& d : drafts) n += d.tokens;
     return n;
-}
-
-void GenerationHub::setDraftsSupported(bool on) {
-    if (on == draftsSupported_) return;
-    draftsSupported_ = on;
-    emit draftsSupportedChanged();
 }
 
 int GenerationHub::draftCount(qint64 messageId) const {

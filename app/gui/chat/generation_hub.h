@@ -23,7 +23,8 @@ public:
 
     // Starts a reply as a new child of `parentId` (a user message) with the conversation's system
     // prompt and sampling; the branch from the root to `parentId` is the chat history sent. With the
-    // chat's drafts > 1 (and a local engine) it is one request for that many replies, the drafts of
+    // chat's drafts > 1 it is one request for that many replies (n: forked locally, the API's n on a
+    // server), the drafts of
     // this one message, streaming at once; draft 0 is chosen until the user picks another. Returns
     // the new reply's id, or 0 (with `error` emitted) when the conversation is already generating.
     qint64 startReply(qint64 conversationId, qint64 parentId);
@@ -41,10 +42,6 @@ public:
     bool chooseDraft(qint64 messageId, int index);
     int draftCount(qint64 messageId) const;
     int chosenDraft(qint64 messageId) const;
-    // Whether the engine takes n replies per request (the local one does; a remote server does not,
-    // and then every reply is a plain one whatever the chat's drafts setting says).
-    bool draftsSupported() const { return draftsSupported_; }
-    void setDraftsSupported(bool on);
     void stop(qint64 conversationId);
     // At quit: every running reply is cancelled and saved as interrupted (it can be continued).
     void interruptAll();
@@ -70,7 +67,6 @@ signals:
     void generatingChanged(qint64 conversationId, bool generating);
     void error(const QString& message);
     void pathChanged(qint64 conversationId);
-    void draftsSupportedChanged();
 
 private:
     struct DraftClock {
@@ -101,7 +97,6 @@ private:
     QHash<qint64, quint64> byConversation_;     // conversation -> ticket
     QString modelName_;
     QElapsedTimer clock_;
-    bool draftsSupported_ = true;
 };
 
 }  // namespace folio::app

@@ -77,10 +77,6 @@ AppController::AppController(const AppOptions& options, LogModel* log, QObject* 
     connect(bridge_.get(), &EngineBridge::statsUpdated, monitor_.get(), &MonitorModel::apply);
     connect(bridge_.get(), &EngineBridge::modelReady, this, [this](const ModelInfo& info) {
         hub_->setModelName(info.name);
-        // Both engines give drafts: the local one forks a request, a server gets the API's n (one that
-        // ignores n ends the missing drafts with an error saying so).
-        hub_->setDraftsSupported(true);
-        settings_->setDraftsSupported(hub_->draftsSupported());
         if (info.backend != QLatin1String("remote")) library_->remember(info.spec);  // a server: RemoteConnection keeps it
         monitor_->reset();
         // A server's load comes from its /metrics (info.device is its base URL).

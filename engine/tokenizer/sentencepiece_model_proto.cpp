@@ -8,10 +8,10 @@ namespace folio {
 namespace {
 
 // Field numbers of sentencepiece_model.proto.
-constexpr uint32_t kModelPieces = 1, kModelNormalizerSpec = 3;
+constexpr uint32_t kModelPieces = 1, kModelNormalizerSpec = 3, kModelDenormalizerSpec = 5;
 constexpr uint32_t kPieceText = 1, kPieceType = 3;
 constexpr uint64_t kTypeUserDefined = 4;
-constexpr uint32_t kNormAddDummyPrefix = 3, kNormRemoveExtraWhitespaces = 4, kNormEscapeWhitespaces = 5;
+constexpr uint32_t kNormPrecompiledCharsmap = 2, kNormAddDummyPrefix = 3, kNormRemoveExtraWhitespaces = 4, kNormEscapeWhitespaces = 5;
 
 enum WireType : uint32_t { kVarint = 0, kFixed64 = 1, kLengthDelimited = 2, kFixed32 = 5 };
 
@@ -81,6 +81,18 @@ void read_normalizer(std::string_view msg, SentencePieceModelFacts& facts) {
     }
 }
 
+// A denormalizer_spec (a NormalizerSpec) rewrites decoded text when its charsmap is non-empty; a
+// later occurrence of the bytes field replaces an earlier one, as protobuf merges.
+void read_denormalizer(std::string_view msg, SentencePieceModelFacts& facts) {
+    WireReader r(msg);
+    while (!r.done()) {
+        uint32_t wire = 0;
+        const uint32_t field = r.key(wire);
+        if (wire == kLengthDelimited && field == kNormPrecompiledCharsmap) facts.has_denormalizer = !r.bytes().empty();
+        else r.skip(wire);
+    }
+}
+
 // Whether a piece is USER_DEFINED. A piece's text must be non-empty and free of NUL bytes: the
 // library builds a trie of NUL-terminated keys and aborts the process on an empty one (found by the
 // sentencepiece_model fuzz target).
@@ -114,6 +126,8 @@ SentencePieceModelFacts read_sentencepiece_facts(std::string_view serialized_mod
             ++piece_index;
         } else if (field == kModelNormalizerSpec && wire == kLengthDelimited) {
             read_normalizer(r.bytes(), facts);  // repeated occurrences merge: later fields win
+        } else if (field == kModelDenormalizerSpec && wire == kLengthDelimited) {
+            read_denormalizer(r.bytes(), facts);
         } else {
             r.skip(wire);
         }

@@ -1,7 +1,8 @@
 #pragma once
 // The few facts of a sentencepiece ModelProto that its public C++ API does not expose, read straight
 // from the protobuf wire format (Debian ships no sentencepiece_model.pb.h): the normalizer flags that
-// decide the leading-space rule, and which pieces are user-defined.
+// decide the leading-space rule, which pieces are user-defined, and whether decoding is rewritten by a
+// denormalizer.
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +15,9 @@ struct SentencePieceModelFacts {
     bool remove_extra_whitespaces = true;
     bool escape_whitespaces = true;
     std::vector<int> user_defined_ids;  // pieces of type USER_DEFINED, in id order
+    // denormalizer_spec has rules (a non-empty precompiled_charsmap): the library then rewrites the
+    // whole decoded text, which no per-token stream can reproduce.
+    bool has_denormalizer = false;
 };
 
 // Throws folio::Error (without a file name; the caller adds it) when the bytes are not a well-formed

@@ -80,6 +80,13 @@ std::shared_ptr<const SentencePieceTokenizer> SentencePieceTokenizer::load_seria
     } catch (const Error& e) {
         throw Error(corrupt + " (" + e.what() + ")");
     }
+    // A denormalizer rewrites the decoded text as a whole (its rules may span pieces, or drop text), so
+    // the text streamed token by token would differ from the reply's decode (found by the
+    // sentencepiece_model fuzz target). No model of the supported families has one.
+    if (facts.has_denormalizer)
+        throw Error("tokenizer file " + model_file + " has sentencepiece denormalization rules (denormalizer_spec), "
+                    "which rewrite decoded text as a whole; Folio streams replies token by token and does not "
+                    "support them");
     const auto status = impl->sp.LoadFromSerializedProto(impl->serialized);
     if (!status.ok()) throw Error(corrupt + " (" + status.ToString() + ")");
     const int n = impl->sp.GetPieceSize();

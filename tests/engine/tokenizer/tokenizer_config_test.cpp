@@ -217,5 +217,28 @@ TEST(TokenizerLoading, CorruptModelNamesTheFile) {
     }
 }
 
+// Found by the sentencepiece_model fuzz target: a model with denormalization rules loads in the library,
+// whose decode then rewrites the whole text (here to nothing), so the streamed reply and its decode
+// disagree. Refused at load with a message naming the feature; the same model without the rules loads.
+TEST(TokenizerLoading, SentencepieceDenormalizerIsRefused) {
+    TempDir dir;
+    const std::string path = dir.path() + "/tokenizer.model";
+    // Two pieces: "<unk>" (type 2) and "a" (type 1); then denormalizer_spec (field 5) holding
+    // precompiled_charsmap (field 2) of three bytes, and the same spec with an empty charsmap.
+    const std::string pieces = std::string("\x0a\x09\x0a\x05<unk>\x18\x02", 11) + std::string("\x0a\x05\x0a\x01" "a\x18\x01", 7);
+    const std::string rules = std::string("\x2a\x05\x12\x03xyz", 7);
+    const std::string no_rules = std::string("\x2a\x02\x12\x00", 4);
+
+    write_file(path, pieces + rules);
+    const std::string msg = error_of([&] { load_tokenizer(dir.path()); });
+    EXPECT_NE(msg.find("tokenizer file " + path + " has sentencepiece denormalization rules (denormalizer_spec)"),
+              std::string::npos) << msg;
+    // An empty charsmap later in the file replaces the rules (protobuf merges the spec): nothing to apply.
+    write_file(path, pieces + rules + no_rules);
+    EXPECT_EQ(error_of([&] { load_tokenizer(dir.path()); }), "(no error)");
+    write_file(path, pieces + no_rules + rules);
+    EXPECT_NE(error_of([&] { load_tokenizer(dir.path()); }).find("denormalization rules"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace folio::test

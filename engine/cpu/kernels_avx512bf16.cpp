@@ -97,14 +97,24 @@ void block_tokens(const uint16_t* buf, int ld, int in, int r0, int nb, int out, 
 // Tokens [0, MR) (all of them: MR = m <= kMR) straight from the stored rows, each 32-input step of the
 // rows rounded to bf16 in registers. For decode the blocked path's copy of every weight to scratch and
 // back cost a third of the step (12.9 against 15.9 tok/s for the fp32 kernel).
-// One or two tokens take 8 rows at a time (more loads in flight: at m = 1 under load, 1.00-1.03x the
-// fp32 kernel's time against 1.12-1.16x with 4 rows, cpu_kernel_bench --ab); a row's result does not
-// depend on its group.
-template <int MR, bool kF16, int NR = (MR <= 2 ? 8 : kNR)>
+// One token reads one row at a time: the weights are then a single ascending stream, which the
+// hardware prefetchers follow across rows and pages; 8 rows at once are 8 streams a row (one 4 KiB page
+// at 2048 inputs) long each, and ran no faster than the fp32 kernel. On the 2-vCPU EPYC, m = 1, all
+// linears of dummy:llama-0.8b's fp16 weights (cpu_kernel_bench --ab, against the fp32 kernel in the
+// same process): 1 row 1.16-1.45x, 2 rows 0.8x, 8 rows 0.98-1.02x; a software prefetch 512 bytes ahead
+// in the stream adds 0-8%. Two tokens take 8 rows at a time (more loads in flight: 1.00-1.03x the fp32
+// kernel's time against 1.12-1.16x with 4 rows). A row's result does not depend on its group, and one
+// accumulator per row and token sums in the same order whatever the group, so the bits are the same.
+template <int MR, bool kF16, int NR = (MR == 1 ? 1 : MR == 2 ? 8 : kNR)>
 void direct_tokens(const DenseMatrix& w, int row_begin, int row_end, const uint16_t* xh, int ldx, float* y) {
     const int in = w.cols;
     const __mmask32 tail = tail_mask(in);
-    const auto load = [tail](const uint16_t* p, bool masked) { return weights_bf16<kF16>(p, masked, tail); };
+    const auto load = [tail](const uint16_t* p, bool masked) {
+        // One stream: 256 weights ahead is the same row or the next one (rows are contiguous). A
+        // prefetch past the matrix's end is dropped, never a fault.
+        if constexpr (NR == 1) _mm_prefetch(reinterpret_cast<const char*>(p + 256), _MM_HINT_T0);
+        return weights_bf16<kF16>(p, masked, tail);
+    };
     const uint16_t* base = static_cast<const uint16_t*>(w.data);
     for (int r = row_begin; r < row_end; r += NR) {
         const uint16_t* rows[NR];

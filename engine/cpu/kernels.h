@@ -123,7 +123,7 @@ const DenseHalfTable* dense_half_kernels_named(const char* isa);
 // step allocates nothing once warm). Each slot is a separate buffer; contents are undefined on
 // return. Lives in a baseline translation unit so that instruction-set builds instantiate no
 // shared template code (std::vector and friends) of their own.
-enum class ScratchSlot { DenseRows, DenseAcc, AmxWeights, AmxAcc, Fp8Rows, Fp8Out, HalfActs, HalfUnscale, Count };
+enum class ScratchSlot { DenseRows, DenseAcc, AmxWeights, AmxAcc, Fp8Rows, Fp8Out, HalfActs, HalfUnscale, AttnWeights, Count };
 void* kernel_scratch(ScratchSlot slot, size_t bytes);
 
 }  // namespace folio::cpu

@@ -14,7 +14,7 @@
 #include "engine/cpu/cpu_backend.h"
 #include "engine/frontdoor/engine.h"
 #include "engine/model/model.h"
-#include "tests/support/fixtures.h"
+#include "tests/support/exact_engine.h"
 
 namespace folio::server {
 namespace {
@@ -60,15 +60,12 @@ double generation_tokens(const ServerMetrics& metrics, const Engine& engine) {
 }
 
 TEST(GenerationTokens, CountedWhileTheReplyStreams) {
-    std::shared_ptr<const Model> model = load_model(test::fixture_path("models/stories260K"));
-    BackendOptions b;
-    b.num_threads = 1;
-    b.cpu_activations = CpuActivations::Exact;
+    std::shared_ptr<const Model> model = test::stories260k();
     EngineOptions o;
     o.num_kv_blocks = 64;
     // Pass 1 is the prompt (its logits give the first token), passes 2.. one token each: held before
     // pass 6, five tokens have been sampled and the request is not finished.
-    auto backend = std::make_unique<HeldBackend>(make_cpu_backend(*model, b), 6);
+    auto backend = std::make_unique<HeldBackend>(test::exact_cpu_backend(*model), 6);
     HeldBackend* held = backend.get();
     ServerMetrics metrics;
     {

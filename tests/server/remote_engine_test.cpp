@@ -27,7 +27,7 @@
 #include "engine/frontdoor/sync_engine.h"
 #include "engine/model/model.h"
 #include "engine/remote/remote_engine.h"
-#include "tests/support/fixtures.h"
+#include "tests/support/exact_engine.h"
 #include "tests/support/request_outcomes.h"
 
 extern char** environ;
@@ -106,19 +106,11 @@ private:
     std::string base_;
 };
 
-std::shared_ptr<const Model> stories() {
-    static std::shared_ptr<const Model> m = load_model(test::fixture_path("models/stories260K"));
-    return m;
-}
-
 // The in-process engine's replies to `r` (n of them: ids first .. first + n - 1): the reference.
 std::map<RequestId, test::RequestOutcome> local_replies(const Request& r, RequestId* first) {
-    BackendOptions b;
-    b.num_threads = 1;
-    b.cpu_activations = CpuActivations::Exact;
     EngineOptions o;
     o.num_kv_blocks = 256;
-    SyncEngine engine(stories(), make_cpu_backend(*stories(), b), o);
+    SyncEngine engine(test::stories260k(), test::exact_cpu_backend(*test::stories260k()), o);
     *first = engine.add(r);
     return test::drain(engine);
 }

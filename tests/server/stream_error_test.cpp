@@ -16,7 +16,7 @@
 #include "engine/cpu/cpu_backend.h"
 #include "engine/frontdoor/engine.h"
 #include "engine/model/model.h"
-#include "tests/support/fixtures.h"
+#include "tests/support/exact_engine.h"
 
 namespace folio::server {
 namespace {
@@ -40,10 +40,7 @@ private:
 class StreamErrorTest : public ::testing::Test {
 protected:
     void SetUp() override {
-        std::shared_ptr<const Model> model = load_model(test::fixture_path("models/stories260K"));
-        BackendOptions b;
-        b.num_threads = 1;
-        b.cpu_activations = CpuActivations::Exact;
+        std::shared_ptr<const Model> model = test::stories260k();
         EngineOptions o;
         o.num_kv_blocks = 64;
         ServerOptions so;
@@ -51,7 +48,7 @@ protected:
         server_ = std::make_unique<HttpServer>(so);
         server_->set_model_name("stories260K");
         port_ = server_->bind();
-        server_->set_loaded(model, std::make_unique<Engine>(model, std::make_unique<FaultyBackend>(make_cpu_backend(*model, b), 8), o));
+        server_->set_loaded(model, std::make_unique<Engine>(model, std::make_unique<FaultyBackend>(test::exact_cpu_backend(*model), 8), o));
         thread_ = std::thread([this] { server_->listen(); });
         while (!server_->is_running()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
     }

@@ -8,6 +8,7 @@
 #include "engine/model/checkpoint.h"
 #include "engine/model/model.h"
 #include "engine/model/weights_loader.h"
+#include "tests/support/exact_engine.h"  // exact_cpu
 
 namespace folio::test {
 
@@ -19,14 +20,6 @@ inline std::unique_ptr<Model> load_weights_only(const std::string& dir) {
     Checkpoint ck(dir);
     m->weights = load_weights(ck, m->config);
     return m;
-}
-
-// The CPU backend's exact mode: what every comparison with a fixture or a reference asks for (the
-// default is the fast int8 mode).
-inline BackendOptions exact_cpu() {
-    BackendOptions o;
-    o.cpu_activations = CpuActivations::Exact;
-    return o;
 }
 
 // Teacher-forced logits of every position of `tokens` (fed one position at a time into a fresh

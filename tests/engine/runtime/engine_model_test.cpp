@@ -12,25 +12,18 @@
 #include "engine/cpu/cpu_backend.h"
 #include "engine/model/model.h"
 #include "engine/frontdoor/sync_engine.h"
-#include "tests/support/fixtures.h"
+#include "tests/support/exact_engine.h"
 #include "tests/support/request_outcomes.h"
 
 namespace folio {
 namespace {
 
-std::shared_ptr<const Model> load(const std::string& fixture) {
-    static std::map<std::string, std::shared_ptr<const Model>> cache;
-    auto& m = cache[fixture];
-    if (!m) m = load_model(test::fixture_path("models/" + fixture));
-    return m;
-}
+std::shared_ptr<const Model> load(const std::string& fixture) { return test::fixture_model(fixture); }
 
+// The exact mode: compared with the fixtures' expected ids.
 std::unique_ptr<SyncEngine> make_core(const std::shared_ptr<const Model>& model, EngineOptions o) {
     if (o.num_kv_blocks == 0) o.num_kv_blocks = 512;
-    BackendOptions b;
-    b.num_threads = 1;  // the results do not depend on it; one thread avoids wake-ups on a busy CI machine
-    b.cpu_activations = CpuActivations::Exact;  // compared with the fixtures' expected ids
-    return std::make_unique<SyncEngine>(model, make_cpu_backend(*model, b), o);
+    return std::make_unique<SyncEngine>(model, test::exact_cpu_backend(*model), o);
 }
 
 using Result = test::RequestOutcome;

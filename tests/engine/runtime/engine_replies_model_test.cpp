@@ -10,28 +10,18 @@
 #include "engine/frontdoor/sync_engine.h"
 #include "engine/model/model.h"
 #include "tests/engine/cpu/chunked_run.h"
-#include "tests/support/fixtures.h"
+#include "tests/support/exact_engine.h"
 #include "tests/support/request_outcomes.h"
 
 namespace folio {
 namespace {
 
-std::shared_ptr<const Model> stories() {
-    static std::shared_ptr<const Model> m = load_model(test::fixture_path("models/stories260K"));
-    return m;
-}
-
-BackendOptions exact() {
-    BackendOptions b;
-    b.num_threads = 1;
-    b.cpu_activations = CpuActivations::Exact;
-    return b;
-}
+using test::stories260k;
 
 std::unique_ptr<SyncEngine> make_engine() {
     EngineOptions o;
     o.num_kv_blocks = 256;
-    return std::make_unique<SyncEngine>(stories(), make_cpu_backend(*stories(), exact()), o);
+    return std::make_unique<SyncEngine>(stories260k(), test::exact_cpu_backend(*stories260k()), o);
 }
 
 Request sampled(float temperature, std::optional<uint64_t> seed, int n, int logprobs = -1) {
@@ -77,9 +67,9 @@ TEST(EngineRepliesModel, LogprobsAreTheLogSoftmaxOfTheBackendsLogits) {
         }
     }
     ASSERT_FALSE(prompt.empty());
-    const int vocab = stories()->config.vocab_size;
-    auto backend = make_cpu_backend(*stories(), exact());
-    KvLayout layout{stories()->config.num_layers, stories()->config.num_kv_heads, stories()->config.head_dim, 16, 64};
+    const int vocab = stories260k()->config.vocab_size;
+    auto backend = test::exact_cpu_backend(*stories260k());
+    KvLayout layout{stories260k()->config.num_layers, stories260k()->config.num_kv_heads, stories260k()->config.head_dim, 16, 64};
     backend->allocate_kv(layout);
     for (RequestId id : {first, first + 1}) {
         ASSERT_EQ(tokens[id].size(), 20u) << id;

@@ -78,7 +78,7 @@ ctest --test-dir build --output-on-failure -j "$jobs"
 # Engine tests again under AddressSanitizer + UndefinedBehaviorSanitizer (no app, no CUDA).
 configure build-asan -DFOLIO_SANITIZE=ON -DFOLIO_BUILD_APP=OFF -DFOLIO_CUDA=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DFOLIO_FIXTURES="$root/tests/fixtures"
-cmake --build build-asan -j "$jobs"
+cmake --build build-asan -j "$jobs" --target folio_engine_tests  # what -L engine runs, nothing more
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j "$jobs" -L engine
 

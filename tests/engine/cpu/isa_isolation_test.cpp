@@ -134,12 +134,19 @@ Report inspect(const std::string& object, const std::string& isa) {
         const bool asan_odr = starts_with(name, "__odr_asan.");
         if ((code || global_data) && !asan_odr && name != table) r.exported.push_back(std::string(1, type) + " " + name);
     }
-    // A kernel: a name (after an optional return type without spaces) in the ISA's anonymous namespace.
+    // A kernel: a name in the ISA's anonymous namespace, after the return type a template function's
+    // demangled name starts with ("float __vector(16) folio::cpu::..."): the prefix right after a space
+    // with the parentheses before it balanced (not a parameter of some other function).
     const std::string own = "folio::cpu::" + isa + "::(anonymous namespace)::";
     const auto is_own = [&](const std::string& fn) {
-        if (starts_with(fn, own)) return true;
-        const size_t sp = fn.find(' ');
-        return sp != std::string::npos && sp > 0 && starts_with(std::string_view(fn).substr(sp + 1), own);
+        for (size_t at = fn.find(own); at != std::string::npos; at = fn.find(own, at + 1)) {
+            if (at == 0) return true;
+            if (fn[at - 1] != ' ') continue;
+            int depth = 0;
+            for (size_t i = 0; i < at; ++i) depth += fn[i] == '(' ? 1 : fn[i] == ')' ? -1 : 0;
+            if (depth == 0) return true;
+        }
+        return false;
     };
     std::string fn, mnemonic, operands;
     bool inside = false, leaked = false;

@@ -17,6 +17,11 @@ namespace {
 
 constexpr int kMR = 6, kNR = 4;      // register tile: 6 tokens x 4 rows = 24 fp32 accumulators
 constexpr size_t kBlockBytes = size_t(384) << 10;  // a block of bf16 rows stays in L2
+// How far ahead of the one-token stream the software prefetch reaches: 8 KiB (two rows at 2048
+// inputs). On the 2-vCPU Zen 5 EPYC, all linears of dummy:llama-0.8b's fp16 weights at m = 1
+// (cpu_kernel_bench, binaries alternating, 5 rounds): 512 bytes ahead 43.7 ms median, 4 KiB 36.9,
+// 8 KiB 34.2 (32.6-38.9); on Zen 4 512 bytes had measured 0-8% over none.
+constexpr int kPrefetchWeights = 4096;
 
 #include "engine/cpu/kernels_half.inc"  // hsum, absmax_bits
 
@@ -101,8 +106,8 @@ void block_tokens(const uint16_t* buf, int ld, int in, int r0, int nb, int out, 
 // hardware prefetchers follow across rows and pages; 8 rows at once are 8 streams a row (one 4 KiB page
 // at 2048 inputs) long each, and ran no faster than the fp32 kernel. On the 2-vCPU EPYC, m = 1, all
 // linears of dummy:llama-0.8b's fp16 weights (cpu_kernel_bench --ab, against the fp32 kernel in the
-// same process): 1 row 1.16-1.45x, 2 rows 0.8x, 8 rows 0.98-1.02x; a software prefetch 512 bytes ahead
-// in the stream adds 0-8%. Two tokens take 8 rows at a time (more loads in flight: 1.00-1.03x the fp32
+// same process): 1 row 1.16-1.45x, 2 rows 0.8x, 8 rows 0.98-1.02x; a software prefetch adds more
+// (kPrefetchWeights). Two tokens take 8 rows at a time (more loads in flight: 1.00-1.03x the fp32
 // kernel's time against 1.12-1.16x with 4 rows). A row's result does not depend on its group, and one
 // accumulator per row and token sums in the same order whatever the group, so the bits are the same.
 template <int MR, bool kF16, int NR = (MR == 1 ? 1 : MR == 2 ? 8 : kNR)>
@@ -110,9 +115,9 @@ void direct_tokens(const DenseMatrix& w, int row_begin, int row_end, const uint1
     const int in = w.cols;
     const __mmask32 tail = tail_mask(in);
     const auto load = [tail](const uint16_t* p, bool masked) {
-        // One stream: 256 weights ahead is the same row or the next one (rows are contiguous). A
-        // prefetch past the matrix's end is dropped, never a fault.
-        if constexpr (NR == 1) _mm_prefetch(reinterpret_cast<const char*>(p + 256), _MM_HINT_T0);
+        // One stream: kPrefetchWeights ahead is a later row of the same matrix (rows are contiguous).
+        // A prefetch past the matrix's end is dropped, never a fault.
+        if constexpr (NR == 1) _mm_prefetch(reinterpret_cast<const char*>(p + kPrefetchWeights), _MM_HINT_T0);
         return weights_bf16<kF16>(p, masked, tail);
     };
     const uint16_t* base = static_cast<const uint16_t*>(w.data);

@@ -23,7 +23,7 @@ What it does, in --work (default /tmp/folio-vs-llama):
       Folio:     folio-bench --suite decode --streams 1,16 --prefill-len 512 --decode-tokens 64
                  (prompt of 512 in one step; decode of 1 and 16 streams after 32-token prompts).
  4. Prints medians (and ranges) and the ratios of Folio to llama.cpp Q4_0 (AWQ rows) and F16
-    (fp16 row), next to the targets of issue 19.
+    (fp16 row), next to the CPU backend's targets (docs/benchmarks.md).
 """
 import argparse, json, os, statistics, subprocess, sys, time
 

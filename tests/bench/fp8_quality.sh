@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# What each quantization costs (issue 16): perplexity and KL divergence of folio-cli perplexity on
+# What each quantization costs: perplexity and KL divergence of folio-cli perplexity on
 # the CPU, each row against its model's reference run in the exact mode (saved with --save-logits).
-# Prints the README's table (markdown). Seconds on 2 cores; the CPU backend is deterministic, so the
+# Prints the tables of docs/quantization.md (markdown). Seconds on 2 cores; the CPU backend is deterministic, so the
 # figures do not depend on the machine.
 #   tests/bench/fp8_quality.sh [BUILD_DIR (default build)]
 set -euo pipefail

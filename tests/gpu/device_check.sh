@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/gpu/device_check.sh [OUT_DIR]
 #
-# Everything about the CUDA backend that needs a real NVIDIA GPU, in one run (issue 7), on a Linux
+# Everything about the CUDA backend that needs a real NVIDIA GPU, in one run, on a Linux
 # machine with a GPU, nvcc, CMake and ninja but possibly none of our Debian libraries and no Qt.
 # tests/gpu/README.md says how to call it through the device tool and what to record.
 #   1. unpacks the carried .debs (.deps/, made by tests/gpu/fetch_deps.sh) into a private prefix;
@@ -251,7 +251,7 @@ fi
 
 jget() { sed -nE "s/.*\"$2\": *([0-9.eE+-]+).*/\1/p" "$1" | head -1; }  # jget FILE KEY: a number of a JSON file
 
-# FP8 quality (issue 16), seconds: perplexity of stories260K on the CUDA backend with FP8 weights
+# FP8 quality, seconds: perplexity of stories260K on the CUDA backend with FP8 weights
 # (converted at load), an FP8 KV cache (scales from the first batch) and both, each compared by KL
 # divergence with the CPU's fp32 run (the oracle) saved as the base. INFO rows: figures, not gates.
 ppl_args=(perplexity --model "$fixtures/models/stories260K" --file "$fixtures/text/story.txt" --ctx 128 --json)

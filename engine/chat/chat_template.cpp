@@ -1,7 +1,8 @@
 #include "engine/chat/chat_template.h"
 
-#include "engine/chat/template_parser.h"
-#include "engine/chat/template_renderer.h"
+#include "engine/core/error.h"
+#include "engine/jinja/template_parser.h"
+#include "engine/jinja/template_renderer.h"
 
 namespace folio {
 

@@ -2,7 +2,7 @@
 // A chat template (the Jinja `chat_template` of a Hugging Face checkpoint), rendered exactly as Python
 // Jinja2 3.1 renders it inside transformers' apply_chat_template: trim_blocks, lstrip_blocks,
 // loop controls, raise_exception(), strftime_now(), transformers' tojson, lenient undefined values,
-// the template's final newline dropped. No third-party Jinja library: jinja_subset.md lists what is
+// the template's final newline dropped. No third-party Jinja library: engine/jinja/README.md lists what is
 // supported (all of what chat templates use, and more) and the few known differences.
 //
 //   ChatTemplate t = ChatTemplate::parse(source);              // TemplateSyntaxError
@@ -18,7 +18,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/chat/template_error.h"
+#include "engine/jinja/template_error.h"
 
 namespace folio {
 

@@ -27,6 +27,7 @@ packages=(
   qml6-module-qtquick-window qml6-module-qtquick-templates qml6-module-qtquick-dialogs
   qml6-module-qtqml-workerscript qml6-module-qtcore qml6-module-qttest qml6-module-qtquick-shapes
   qml6-module-qt-labs-platform qml6-module-qt-labs-settings qml6-module-qt-labs-qmlmodels
+  qml6-module-qt-labs-folderlistmodel
   libqt6sql6-sqlite libqt6svg6 fonts-inter dbus-daemon appstream
   clang-14 libclang-rt-14-dev
   python3-numpy python3-sentencepiece

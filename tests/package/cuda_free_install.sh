@@ -3,7 +3,8 @@
 # fresh root and runs them in a mount namespace where /usr/local/cuda (and the build tree's own CUDA
 # module) cannot be seen.
 #   cuda_free_install.sh BUILD_DIR FIXTURES_DIR
-# Checks: no executable of the folio package links a CUDA library; folio-cli generates on the CPU
+# Checks: no executable of the folio package links a CUDA library; the package depends on the QML
+# modules the app loads (qml_depends_check.sh); folio-cli generates on the CPU
 # (the reference's greedy tokens); --backend auto falls back to the CPU and logs why; --backend cuda
 # fails with one line saying why; with folio-cuda unpacked too, the module is found and the line says
 # what it lacks. Exit 77 (skipped) when the mount namespace cannot be made (not root, no unshare).
@@ -34,6 +35,10 @@ for exe in folio folio-cli folio-bench; do
   fi
 done
 [ -z "$(find "$root" -name 'libfolio-cuda.so')" ] || fail "the folio package holds the CUDA module; it belongs to folio-cuda"
+if [ -e "$root/usr/bin/folio" ]; then  # the app's QML modules (and theirs) are in the package's Depends
+  "$(dirname "$0")/qml_depends_check.sh" "$(dirname "$0")/../../ui" "$main_deb" "$(dirname "$0")/../../installer/bootstrap.sh" \
+    || fail "the folio package's Depends lacks a QML module the app loads"
+fi
 
 # Everything below runs with /usr/local/cuda and the build's module out of sight.
 hide="mount -t tmpfs none /usr/local/cuda 2>/dev/null || true; [ -d '$build/lib/folio' ] && mount -t tmpfs none '$build/lib/folio'; "

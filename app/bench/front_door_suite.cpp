@@ -90,10 +90,10 @@ struct Seen {
 
 // Reads events until `done()` or the deadline; notes first tokens and ends.
 template <class F>
-void pump(Engine& e, std::map<RequestId, Seen>& seen, F done, Clock::time_point deadline) {
+void pump(EventQueue& e, std::map<RequestId, Seen>& seen, F done, Clock::time_point deadline) {
     while (!done()) {
         if (Clock::now() > deadline) throw Error("folio-bench --suite frontdoor: the engine did not get there in time");
-        for (Event& ev : e.wait_events(5ms)) {
+        for (Event& ev : e.wait(5ms)) {
             Seen& s = seen[ev.id];
             if (ev.kind == Event::Kind::Token && s.first_token == Clock::time_point{}) s.first_token = Clock::now();
             if (ev.kind == Event::Kind::Error) throw Error("folio-bench --suite frontdoor: request failed: " + ev.message);
@@ -119,6 +119,9 @@ RoundResult run_once(const std::shared_ptr<const Model>& model, EngineOptions o,
     auto clock = std::make_unique<StepClock>(make_backend(o));
     StepClock* steps = clock.get();
     Engine engine(model, std::move(clock), o);
+    // Every request's events to one queue, read by pump.
+    auto events = std::make_shared<EventQueue>();
+    const EventSink sink = EventQueue::sink_of(events);
     std::map<RequestId, Seen> seen;
     const Clock::time_point deadline = Clock::now() + 30min;
     auto after = [](Clock::time_point t, double seconds) {
@@ -128,29 +131,29 @@ RoundResult run_once(const std::shared_ptr<const Model>& model, EngineOptions o,
     std::vector<RequestId> streams;
     for (int i = 0; i < opt.streams; ++i) {
         const int len = opt.stream_prompt_len;
-        streams.push_back(engine.submit(fixed_length_greedy_request(random_prompt(*model, len, rng), model->context_length() - len)));
+        streams.push_back(engine.submit(fixed_length_greedy_request(random_prompt(*model, len, rng), model->context_length() - len), sink));
     }
-    pump(engine, seen, [&] {
+    pump(*events, seen, [&] {
         for (RequestId id : streams)
             if (seen[id].first_token == Clock::time_point{}) return false;
         return true;
     }, deadline);
     const Clock::time_point warm = Clock::now() + 200ms;
-    pump(engine, seen, [&] { return Clock::now() >= warm; }, deadline);
+    pump(*events, seen, [&] { return Clock::now() >= warm; }, deadline);
 
     const Clock::time_point t0 = Clock::now();
-    pump(engine, seen, [&] { return Clock::now() >= after(t0, opt.window_s); }, deadline);
+    pump(*events, seen, [&] { return Clock::now() >= after(t0, opt.window_s); }, deadline);
     const Clock::time_point t_submit = Clock::now();
-    const RequestId h = engine.submit(history);
+    const RequestId h = engine.submit(history, sink);
     // Past the front door it waits in the core (max_num_seqs is the streams'), so that the
     // measurement holds the input processing alone, not the prefill.
-    pump(engine, seen, [&] { return seen[h].ended || engine.stats().waiting > 0; }, deadline);
+    pump(*events, seen, [&] { return seen[h].ended || engine.stats().waiting > 0; }, deadline);
     const Clock::time_point t_queued = Clock::now();
-    pump(engine, seen, [&] { return Clock::now() >= after(t_queued, opt.window_s); }, deadline);
+    pump(*events, seen, [&] { return Clock::now() >= after(t_queued, opt.window_s); }, deadline);
     const Clock::time_point t_end = Clock::now();
     engine.cancel(h);
     for (RequestId id : streams) engine.cancel(id);
-    pump(engine, seen, [&] {
+    pump(*events, seen, [&] {
         if (!seen[h].ended) return false;
         for (RequestId id : streams)
             if (!seen[id].ended) return false;

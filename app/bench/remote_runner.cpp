@@ -12,6 +12,7 @@ RunResult run_remote_workload(remote::RemoteEngine& engine, const Workload& work
     RunResult out;
     out.records.resize(n);
     std::unordered_map<RequestId, size_t> index_of;
+    auto events = std::make_shared<EventQueue>();  // every request's events, in one queue
     const Clock::time_point start = Clock::now();
     auto since_start = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
     size_t next = 0, done = 0;
@@ -23,7 +24,7 @@ RunResult run_remote_workload(remote::RemoteEngine& engine, const Workload& work
             r.index = next;
             r.submit_s = since_start();
             if (first_submit < 0) first_submit = r.submit_s;
-            index_of[engine.submit(workload.requests[next].request)] = next;
+            index_of[engine.submit(workload.requests[next].request, EventQueue::sink_of(events))] = next;
             ++next;
             ++in_flight;
         }
@@ -32,7 +33,7 @@ RunResult run_remote_workload(remote::RemoteEngine& engine, const Workload& work
         double wait_s = 0.05;
         if (next < n && (concurrency <= 0 || in_flight < concurrency))
             wait_s = std::clamp(workload.requests[next].arrival_s - since_start(), 0.0, 0.05);
-        for (Event& e : engine.wait_events(std::chrono::milliseconds(int64_t(wait_s * 1000)))) {
+        for (Event& e : events->wait(std::chrono::milliseconds(int64_t(wait_s * 1000)))) {
             const double t = since_start();
             const auto it = index_of.find(e.id);
             if (it == index_of.end()) continue;

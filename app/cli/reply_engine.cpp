@@ -16,27 +16,29 @@ class LocalReplyEngine : public ReplyEngine {
 public:
     LocalReplyEngine(std::shared_ptr<const Model> model, const EngineOptions& o)
         : model_(model), engine_(model, make_backend(*model, backend_options_for(o)), o) {}
-    RequestId submit(Request r) override { return engine_.submit(std::move(r)); }
+    RequestId submit(Request r) override { return engine_.submit(std::move(r), EventQueue::sink_of(events_)); }
     void cancel(RequestId id) override { engine_.cancel(id); }
-    std::vector<Event> wait_events(std::chrono::milliseconds t) override { return engine_.wait_events(t); }
+    std::vector<Event> wait_events(std::chrono::milliseconds t) override { return events_->wait(t); }
     std::string backend() const override { return engine_.stats().backend; }
     std::string model_name() const override { return model_->name + " (" + model_->quantization_name() + ")"; }
 
 private:
     std::shared_ptr<const Model> model_;
+    std::shared_ptr<EventQueue> events_ = std::make_shared<EventQueue>();
     Engine engine_;
 };
 
 class RemoteReplyEngine : public ReplyEngine {
 public:
     explicit RemoteReplyEngine(remote::RemoteOptions o) : engine_(std::move(o)) {}
-    RequestId submit(Request r) override { return engine_.submit(std::move(r)); }
+    RequestId submit(Request r) override { return engine_.submit(std::move(r), EventQueue::sink_of(events_)); }
     void cancel(RequestId id) override { engine_.cancel(id); }
-    std::vector<Event> wait_events(std::chrono::milliseconds t) override { return engine_.wait_events(t); }
+    std::vector<Event> wait_events(std::chrono::milliseconds t) override { return events_->wait(t); }
     std::string backend() const override { return engine_.describe(); }
     std::string model_name() const override { return engine_.model(); }
 
 private:
+    std::shared_ptr<EventQueue> events_ = std::make_shared<EventQueue>();
     remote::RemoteEngine engine_;
 };
 

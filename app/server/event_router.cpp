@@ -20,9 +20,7 @@ void RequestStream::push(Event e) {
     cv_.notify_one();
 }
 
-EventRouter::EventRouter(Engine& engine, std::function<void(const Event&)> others) : engine_(engine), others_(std::move(others)) {
-    engine_.set_event_callback([this](const Event& e) { on_event(e); });
-}
+EventRouter::EventRouter(Engine& engine) : engine_(engine) {}
 
 void EventRouter::set_metrics(ServerMetrics* metrics) {
     std::lock_guard lock(mutex_);
@@ -45,7 +43,7 @@ std::shared_ptr<RequestStream> EventRouter::submit(Request request, int n) {
     const auto now = Clock::now();
     auto stream = std::make_shared<RequestStream>();
     request.n = n;
-    const RequestId first = engine_.submit(std::move(request));
+    const RequestId first = engine_.submit(std::move(request), [this](const Event& e) { on_event(e); });
     for (int i = 0; i < n; ++i) stream->ids_.push_back(first + RequestId(i));
     for (RequestId id : stream->ids_) routes_[id] = Route{stream, now, now, 0};
     return stream;
@@ -85,10 +83,7 @@ void EventRouter::on_event(const Event& e) {
             }
         }
     }
-    if (stream)
-        stream->push(e);
-    else if (others_)
-        others_(e);  // outside the lock: the receiver may take locks of its own
+    if (stream) stream->push(e);  // outside the lock: the stream's reader takes its own
 }
 
 }  // namespace folio::server

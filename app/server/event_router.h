@@ -3,13 +3,9 @@
 // waits for its own request's. The router hands each event to the request's stream and records the
 // latency metrics there (close to the engine, not skewed by a slow client).
 //
-// The router is the engine's one event callback. An engine may also run requests the router did not
-// submit (the desktop app lends its engine to the server: GUI chats and API requests share one
-// batch): their events go to `others`. Routing by id in the one callback, rather than letting each
-// front end register per-request sinks in the engine, keeps the engine's API as it is and the
-// decision race-free: an API request's route is registered under the router's lock while it is
-// submitted, so the output thread can never see one of its events before its route; every id the
-// router does not know is someone else's.
+// Each request it submits names the router as its sink (EngineClient's per-request sinks); the
+// engine registers that sink before the request can produce an event, so none is lost. Requests
+// others submit to the same engine (the desktop app's chats) go to their own sinks.
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -44,10 +40,8 @@ private:
 
 class EventRouter {
 public:
-    // Becomes `engine`'s event callback (set before anything is submitted). `others` receives the
-    // events of requests not submitted here (on the engine's output thread; none: dropped). The
-    // engine must be destroyed (its threads stopped) before the router.
-    explicit EventRouter(Engine& engine, std::function<void(const Event&)> others = {});
+    // The engine must be destroyed (its threads stopped) before the router.
+    explicit EventRouter(Engine& engine);
     // Where the latency metrics go (null: nowhere, while no server uses the router). Must outlive
     // its use here: set it back to null before destroying it.
     void set_metrics(ServerMetrics* metrics);
@@ -71,7 +65,6 @@ private:
     void on_event(const Event& e);
 
     Engine& engine_;
-    std::function<void(const Event&)> others_;
     ServerMetrics* metrics_ = nullptr;  // under mutex_
     mutable std::mutex mutex_;
     struct Route {

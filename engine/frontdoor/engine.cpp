@@ -78,12 +78,29 @@ void lower_this_threads_priority() {
 #endif
 }
 
+EngineModelInfo model_info_of(const Model& m, const EngineStats& st) {
+    EngineModelInfo info;
+    info.spec = m.spec;
+    info.name = m.name;
+    info.architecture = m.config.architecture;
+    info.quantization = m.quantization_name();
+    info.backend = st.backend;
+    info.device = st.device_name;
+    info.context_length = m.context_length();
+    info.layers = m.config.num_layers;
+    info.hidden_size = m.config.hidden_size;
+    // A template that reads enable_thinking can switch its reasoning off (chat_template_kwargs).
+    const std::optional<std::string>& tpl = m.tokenizer_config.chat_template;
+    info.template_thinks = tpl && tpl->find("enable_thinking") != std::string::npos;
+    return info;
+}
+
 }  // namespace
 
 // Threads: the front-door thread alone uses the InputProcessor (the step thread, with
 // input_on_step_thread), the step thread alone the EngineCore, the output thread alone the
 // OutputProcessor. They talk through three queues under one mutex, each held for a push or a swap.
-// Callers touch only those queues, the event queue and the stats snapshot.
+// Callers touch only those queues, the sinks table and the stats snapshot.
 struct Engine::Impl {
     std::shared_ptr<const Model> model;
     const bool input_on_step_thread;
@@ -117,13 +134,16 @@ struct Engine::Impl {
     std::condition_variable output_wake;
     std::deque<OutputItem> output_queue;
 
-    std::mutex events_mutex;
-    std::condition_variable events_ready;
-    std::deque<Event> events;
-    std::shared_ptr<const std::function<void(const Event&)>> callback;  // read under events_mutex
+    // Where each request's events go: one entry per reply id, put in by submit or fork before the
+    // request is queued (so before any event of it), taken out by the output thread at its last
+    // event. Several ids of one request share the sink.
+    std::mutex sinks_mutex;
+    std::unordered_map<RequestId, std::shared_ptr<const EventSink>> sinks;
 
     mutable std::mutex stats_mutex;
     EngineStats stats;
+
+    EngineModelInfo info;
 
     std::thread front_thread, step_thread, output_thread;
 
@@ -134,6 +154,13 @@ struct Engine::Impl {
           core(m, std::move(backend), options),
           output(m->tokenizer, m->name) {
         stats = core.stats();
+        info = model_info_of(*m, stats);
+    }
+
+    void add_sink(RequestId first, int n, EventSink sink) {
+        auto shared = std::make_shared<const EventSink>(std::move(sink));
+        std::lock_guard lock(sinks_mutex);
+        for (int i = 0; i < n; ++i) sinks[first + RequestId(i)] = shared;
     }
 
     // Under `mutex`.
@@ -359,21 +386,22 @@ struct Engine::Impl {
         }
     }
 
+    // On the output thread: each event to its request's sink, outside the lock (a sink may take
+    // locks of its own); a reply's last event retires its route.
     void publish(std::vector<Event>&& batch) {
         if (batch.empty()) return;
-        std::shared_ptr<const std::function<void(const Event&)>> cb;
+        std::vector<std::shared_ptr<const EventSink>> to(batch.size());
         {
-            std::lock_guard lock(events_mutex);
-            cb = callback;
-            if (!cb) {
-                for (auto& e : batch) events.push_back(std::move(e));
+            std::lock_guard lock(sinks_mutex);
+            for (size_t i = 0; i < batch.size(); ++i) {
+                const auto it = sinks.find(batch[i].id);
+                if (it == sinks.end()) continue;
+                to[i] = it->second;
+                if (batch[i].kind != Event::Kind::Token) sinks.erase(it);
             }
         }
-        if (cb) {
-            for (const auto& e : batch) (*cb)(e);
-        } else {
-            events_ready.notify_all();
-        }
+        for (size_t i = 0; i < batch.size(); ++i)
+            if (to[i] && *to[i]) (*to[i])(batch[i]);
     }
 };
 
@@ -396,9 +424,10 @@ Engine::~Engine() {
         if (t->joinable()) t->join();
 }
 
-RequestId Engine::submit(Request request) {
+RequestId Engine::submit(Request request, EventSink sink) {
     const int n = num_reply_ids(request);
     const RequestId id = impl_->next_id.fetch_add(RequestId(n));
+    impl_->add_sink(id, n, std::move(sink));  // before the request is queued: before any event of it
     Submitted s{id, std::move(request), Clock::now()};
     {
         std::lock_guard lock(impl_->mutex);
@@ -414,8 +443,9 @@ RequestId Engine::submit(Request request) {
     return id;
 }
 
-RequestId Engine::fork(RequestId parent, const SamplingParams& sampling) {
+RequestId Engine::fork(RequestId parent, const SamplingParams& sampling, EventSink sink) {
     const RequestId id = impl_->next_id.fetch_add(1);
+    impl_->add_sink(id, 1, std::move(sink));
     std::lock_guard lock(impl_->mutex);
     if (impl_->in_front.count(parent) && !impl_->cancelled.count(parent)) {
         // The parent has not reached the core yet: the fork goes with it.
@@ -451,32 +481,15 @@ void Engine::cancel(RequestId id) {
     }
 }
 
-std::vector<Event> Engine::poll_events() {
-    std::lock_guard lock(impl_->events_mutex);
-    std::vector<Event> out(std::make_move_iterator(impl_->events.begin()), std::make_move_iterator(impl_->events.end()));
-    impl_->events.clear();
-    return out;
-}
-
-std::vector<Event> Engine::wait_events(std::chrono::milliseconds timeout) {
-    std::unique_lock lock(impl_->events_mutex);
-    impl_->events_ready.wait_for(lock, timeout, [&] { return !impl_->events.empty(); });
-    std::vector<Event> out(std::make_move_iterator(impl_->events.begin()), std::make_move_iterator(impl_->events.end()));
-    impl_->events.clear();
-    return out;
-}
-
-void Engine::set_event_callback(std::function<void(const Event&)> callback) {
-    auto cb = callback ? std::make_shared<const std::function<void(const Event&)>>(std::move(callback)) : nullptr;
-    std::lock_guard lock(impl_->events_mutex);
-    impl_->callback = std::move(cb);
-}
-
 EngineStats Engine::stats() const {
     std::lock_guard lock(impl_->stats_mutex);
     return impl_->stats;
 }
 
 const Model& Engine::model() const { return *impl_->model; }
+
+const EngineModelInfo& Engine::model_info() const { return impl_->info; }
+
+std::string Engine::describe() const { return impl_->info.backend; }
 
 }  // namespace folio

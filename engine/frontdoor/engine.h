@@ -1,6 +1,7 @@
 #pragma once
-// The engine as every front end uses it (GUI, CLI, benchmark, a later server): submit requests from
-// any thread, read events, take stats snapshots. No call here ever waits for a step, for a chat
+// The in-process engine behind EngineClient (engine_client.h; front ends get one from make_engine,
+// engine/client): submit requests from any thread, each with the sink its events go to, take stats
+// snapshots. No call here ever waits for a step, for a chat
 // template or for the tokenizer. Three threads, each owning one part (vLLM's input processor, engine
 // core and output processor):
 //   front door: template + tokens for each submitted request, in submission order (InputProcessor)
@@ -8,13 +9,13 @@
 //   output:     text + stop strings of each request, then the events (OutputProcessor)
 // so a long history being rendered or a slow detokenize never stalls a running stream. A request's
 // events come in order: its registration with the output thread is queued before it reaches the
-// step loop, and a rejection goes down the same queue.
-#include <chrono>
-#include <functional>
+// step loop, and a rejection goes down the same queue. A request's sink is in the output thread's
+// routing table before submit (or fork) queues it, so no event of it can come before its sink.
 #include <memory>
-#include <vector>
+#include <string>
 
 #include "engine/backend/backend.h"
+#include "engine/frontdoor/engine_client.h"
 #include "engine/frontdoor/request.h"
 #include "engine/runtime/engine_options.h"
 #include "engine/runtime/engine_stats.h"
@@ -24,14 +25,14 @@ namespace folio {
 
 struct Model;
 
-class Engine {
+class Engine final : public EngineClient {
 public:
     // Takes a loaded model and the backend for it (engine/backends: make_backend(*model,
     // backend_options_for(options)), or one built elsewhere by tests and benchmarks); builds the KV
     // pool (may throw folio::Error with sizes when the pool does not fit, or when the model has no
     // tokenizer). Starts the threads.
     Engine(std::shared_ptr<const Model> model, std::unique_ptr<Backend> backend, const EngineOptions& options);
-    ~Engine();  // stops the threads; unfinished requests are dropped
+    ~Engine() override;  // stops the threads; unfinished requests are dropped, no sink is called after it
     Engine(const Engine&) = delete;
     Engine& operator=(const Engine&) = delete;
 
@@ -39,11 +40,12 @@ public:
     // (no prompt, a bad template or setting, too long for the context or the pool) are answered with
     // an Error event, not an exception. Time to first token counts from here. A request with n > 1
     // replies gets ids id .. id + n - 1 (Request::n), admitted and prefilled once; cancel(id) ends all.
-    RequestId submit(Request request);
+    // Every event of every reply goes to `sink`, on the output thread.
+    RequestId submit(Request request, EventSink sink) override;
     // Ends the request: one not yet past the front door at once, one in the core within one step,
     // freeing everything it holds; a Finished(Cancelled) event follows. Unknown or finished ids are
     // ignored.
-    void cancel(RequestId id);
+    void cancel(RequestId id) override;
     // A new request continuing `parent` from where it stands when the fork reaches the core (with the
     // parent, before its first step, if the parent is still at the front door): same prompt and
     // tokens so far, KV blocks shared, its own sampling (seed); same stop conditions, max_tokens
@@ -51,23 +53,18 @@ public:
     // Its events carry only what it generates after the fork. For n replies to one prompt use
     // Request::n instead: a fork made right after submit may reach the core after the parent's first
     // tokens, and would then share them. The id is handed out at once; a parent that has ended
-    // (or never reached the core), or an invalid setting, gets the child an Error event.
-    RequestId fork(RequestId parent, const SamplingParams& sampling);
+    // (or never reached the core), or an invalid setting, gets the child an Error event. The child's
+    // events go to `sink`.
+    RequestId fork(RequestId parent, const SamplingParams& sampling, EventSink sink) override;
     // Static batching (EngineOptions::batching): no more requests are coming, so a batch smaller
     // than static_batch_size may start. No effect in continuous mode.
     void set_input_closed(bool closed);
 
-    // Events in order (each request's in its own order). wait_events blocks up to `timeout` for at
-    // least one event.
-    std::vector<Event> poll_events();
-    std::vector<Event> wait_events(std::chrono::milliseconds timeout);
-    // Alternative to polling: called on the engine's output thread for every event (the Qt bridge
-    // posts them on as queued signals). Set it before submitting; events then do not go to the poll
-    // queue.
-    void set_event_callback(std::function<void(const Event&)> callback);
-
+    // The model's description, fixed at construction (backend and device from the backend).
+    const EngineModelInfo& model_info() const override;
     // A snapshot taken after the latest step; it already counts every event delivered so far.
-    EngineStats stats() const;
+    EngineStats stats() const override;
+    std::string describe() const override;  // the backend: "cpu" or "cuda"
     const Model& model() const;
 
 private:

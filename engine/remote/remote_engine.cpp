@@ -4,8 +4,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <condition_variable>
-#include <deque>
 #include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
@@ -119,28 +117,36 @@ std::string normalize_base_url(const std::string& endpoint) {
 struct RemoteEngine::Impl {
     RemoteOptions options;
     std::string base;
+    EngineModelInfo info;
 
-    std::mutex mu;
-    std::condition_variable cv;
-    std::deque<Event> events;
-    std::function<void(const Event&)> callback;
+    mutable std::mutex mu;
     RequestId next_id = 1;
     std::map<RequestId, std::shared_ptr<std::atomic<bool>>> cancels;  // running requests
+    // Each reply id's sink, put in by submit before the request's thread starts, taken out at the
+    // reply's last event.
+    std::map<RequestId, std::shared_ptr<const EventSink>> sinks;
     std::vector<std::thread> threads;
+    // What this client has seen (stats()).
+    int64_t prompt_tokens = 0, generated_tokens = 0;
 
+    // On the request's own thread: its events come one at a time, in order.
     void emit(Event ev) {
-        std::function<void(const Event&)> cb;
+        std::shared_ptr<const EventSink> sink;
         {
             std::lock_guard lock(mu);
-            cb = callback;
-            if (ev.kind != Event::Kind::Token) cancels.erase(ev.id);
-            if (!cb) {
-                events.push_back(std::move(ev));
-                cv.notify_all();
-                return;
+            if (ev.kind != Event::Kind::Token) {
+                // The n replies share one prompt: counted with the first reply's end (the first id is
+                // the one in `cancels`).
+                if (cancels.erase(ev.id)) prompt_tokens += ev.timings.prompt_tokens - ev.timings.cached_prompt_tokens;
+                generated_tokens += ev.timings.generated_tokens;
+            }
+            const auto it = sinks.find(ev.id);
+            if (it != sinks.end()) {
+                sink = it->second;
+                if (ev.kind != Event::Kind::Token) sinks.erase(it);
             }
         }
-        cb(ev);
+        if (sink && *sink) (*sink)(ev);
     }
 
     void run(RequestId id, Request request, std::shared_ptr<std::atomic<bool>> cancel, Clock::time_point t0);
@@ -277,7 +283,7 @@ void RemoteEngine::Impl::run(RequestId id, Request request, std::shared_ptr<std:
     }
 }
 
-std::vector<std::string> list_models(const RemoteOptions& options) {
+std::vector<ServedModel> list_served_models(const RemoteOptions& options) {
     const std::string base = normalize_base_url(options.endpoint);
     std::string body;
     Transfer t;
@@ -292,19 +298,49 @@ std::vector<std::string> list_models(const RemoteOptions& options) {
     const auto j = nlohmann::json::parse(body, nullptr, false);
     if (j.is_discarded() || !j.contains("data") || !j["data"].is_array())
         throw Error("the server at " + base + " answered /models with something that is not a model list; name one with --remote-model");
+    std::vector<ServedModel> models;
+    for (const auto& m : j["data"]) {
+        if (!m.is_object() || !m.contains("id") || !m["id"].is_string()) continue;
+        ServedModel sm;
+        sm.id = m["id"].get<std::string>();
+        // vLLM and folio-server say max_model_len; others say nothing of the context.
+        if (m.contains("max_model_len") && m["max_model_len"].is_number_integer()) sm.max_model_len = m["max_model_len"].get<int>();
+        models.push_back(std::move(sm));
+    }
+    return models;
+}
+
+std::vector<std::string> list_models(const RemoteOptions& options) {
     std::vector<std::string> ids;
-    for (const auto& m : j["data"])
-        if (m.is_object() && m.contains("id") && m["id"].is_string()) ids.push_back(m["id"].get<std::string>());
+    for (ServedModel& m : list_served_models(options)) ids.push_back(std::move(m.id));
     return ids;
 }
 
 RemoteEngine::RemoteEngine(RemoteOptions options) : impl_(std::make_unique<Impl>()) {
     impl_->base = normalize_base_url(options.endpoint);
     impl_->options = std::move(options);
-    if (!impl_->options.model.empty()) return;
-    const std::vector<std::string> ids = list_models(impl_->options);
-    if (ids.empty()) throw Error("the server at " + impl_->base + " lists no model; name one with --remote-model");
-    impl_->options.model = ids.front();
+    std::vector<ServedModel> served;
+    if (impl_->options.model.empty()) {
+        served = list_served_models(impl_->options);
+        if (served.empty()) throw Error("the server at " + impl_->base + " lists no model; name one with --remote-model");
+        impl_->options.model = served.front().id;
+    } else {
+        // Only for the context length: a server that does not answer fails each request instead.
+        try {
+            served = list_served_models(impl_->options);
+        } catch (const Error&) {
+        }
+    }
+    EngineModelInfo& info = impl_->info;
+    info.spec = "remote:" + impl_->base;
+    info.name = impl_->options.model;
+    info.architecture = "remote";
+    info.quantization = "as served";
+    info.backend = "remote";
+    info.device = impl_->base;
+    info.remote = true;
+    for (const ServedModel& m : served)
+        if (m.id == impl_->options.model) info.context_length = m.max_model_len;
 }
 
 RemoteEngine::~RemoteEngine() {
@@ -317,12 +353,15 @@ RemoteEngine::~RemoteEngine() {
     for (auto& th : threads) th.join();
 }
 
-RequestId RemoteEngine::submit(Request request) {
+RequestId RemoteEngine::submit(Request request, EventSink sink) {
     const auto t0 = Clock::now();
     auto flag = std::make_shared<std::atomic<bool>>(false);
+    auto shared_sink = std::make_shared<const EventSink>(std::move(sink));
     std::lock_guard lock(impl_->mu);
     const RequestId id = impl_->next_id;
-    impl_->next_id += RequestId(std::max(1, request.n));  // reply i of n is id + i, as locally
+    const int n = std::max(1, request.n);
+    impl_->next_id += RequestId(n);  // reply i of n is id + i, as locally
+    for (int i = 0; i < n; ++i) impl_->sinks[id + RequestId(i)] = shared_sink;  // before its thread starts
     impl_->cancels[id] = flag;  // the first id cancels every reply
     impl_->threads.emplace_back([this, id, flag, t0, r = std::move(request)]() mutable { impl_->run(id, std::move(r), flag, t0); });
     return id;
@@ -333,24 +372,36 @@ void RemoteEngine::cancel(RequestId id) {
     if (auto it = impl_->cancels.find(id); it != impl_->cancels.end()) it->second->store(true);
 }
 
-std::vector<Event> RemoteEngine::poll_events() {
+RequestId RemoteEngine::fork(RequestId parent, const SamplingParams&, EventSink sink) {
+    RequestId id = 0;
+    {
+        std::lock_guard lock(impl_->mu);
+        id = impl_->next_id++;
+        impl_->sinks[id] = std::make_shared<const EventSink>(std::move(sink));
+    }
+    Event ev;
+    ev.id = id;
+    ev.kind = Event::Kind::Error;
+    ev.reason = FinishReason::Error;
+    ev.message = "cannot fork request " + std::to_string(parent) + ": " + describe() +
+                 " cannot continue a reply under other sampling (an OpenAI-compatible server has no such call)";
+    // On a thread of its own, as every event of this client: never on the caller's.
     std::lock_guard lock(impl_->mu);
-    std::vector<Event> out(std::make_move_iterator(impl_->events.begin()), std::make_move_iterator(impl_->events.end()));
-    impl_->events.clear();
-    return out;
+    impl_->threads.emplace_back([this, ev = std::move(ev)]() mutable { impl_->emit(std::move(ev)); });
+    return id;
 }
 
-std::vector<Event> RemoteEngine::wait_events(std::chrono::milliseconds timeout) {
-    std::unique_lock lock(impl_->mu);
-    impl_->cv.wait_for(lock, timeout, [this] { return !impl_->events.empty(); });
-    std::vector<Event> out(std::make_move_iterator(impl_->events.begin()), std::make_move_iterator(impl_->events.end()));
-    impl_->events.clear();
-    return out;
-}
+const EngineModelInfo& RemoteEngine::model_info() const { return impl_->info; }
 
-void RemoteEngine::set_event_callback(std::function<void(const Event&)> callback) {
+EngineStats RemoteEngine::stats() const {
+    EngineStats s;
+    s.backend = "remote";
+    s.device_name = impl_->base;
     std::lock_guard lock(impl_->mu);
-    impl_->callback = std::move(callback);
+    s.running = int(impl_->cancels.size());
+    s.total_prompt_tokens = impl_->prompt_tokens;
+    s.total_generated_tokens = impl_->generated_tokens;
+    return s;
 }
 
 const std::string& RemoteEngine::model() const { return impl_->options.model; }

@@ -166,6 +166,7 @@ void BridgeTest::tokenOrderMatchesTheEngine() {
     folio::EngineOptions options;
     options.backend.kind = folio::BackendKind::Cpu;
     folio::Engine engine(model, folio::make_backend(*model, folio::backend_options_for(options)), options);
+    auto events = std::make_shared<folio::EventQueue>();  // the request's events
     folio::Request req;
     req.messages = {{"user", prompt.toStdString()}};
     const SamplingSettings s = greedy(40);
@@ -176,13 +177,13 @@ void BridgeTest::tokenOrderMatchesTheEngine() {
     req.sampling.repetition_penalty = float(s.repetitionPenalty);
     req.sampling.seed = uint64_t(s.seed);
     req.stop.max_tokens = s.maxTokens;
-    const folio::RequestId id = engine.submit(req);
+    const folio::RequestId id = engine.submit(req, folio::EventQueue::sink_of(events));
     std::string direct;
     bool done = false;
     QElapsedTimer t;
     t.start();
     while (!done && t.elapsed() < 60000) {
-        for (const folio::Event& e : engine.wait_events(std::chrono::milliseconds(200))) {
+        for (const folio::Event& e : events->wait(std::chrono::milliseconds(200))) {
             QCOMPARE(e.id, id);
             direct += e.text;  // a Finished event may carry held-back text too
             if (e.kind != folio::Event::Kind::Token) done = true;
@@ -238,6 +239,7 @@ void BridgeTest::continueGoesOnWithTheSameTurn() {
     folio::EngineOptions options;
     options.backend.kind = folio::BackendKind::Cpu;
     folio::Engine engine(model, folio::make_backend(*model, folio::backend_options_for(options)), options);
+    auto events = std::make_shared<folio::EventQueue>();  // the request's events
     folio::Request req;
     req.messages = {{"user", "Tom had a red ball"}, {"assistant", cut.content.toStdString()}};
     req.continue_final_message = true;
@@ -247,13 +249,13 @@ void BridgeTest::continueGoesOnWithTheSameTurn() {
     req.sampling.top_p = float(greedy(12).topP);
     req.sampling.min_p = float(greedy(12).minP);
     req.stop.max_tokens = 12;
-    engine.submit(req);
+    engine.submit(req, folio::EventQueue::sink_of(events));
     std::string direct;
     bool done = false;
     QElapsedTimer t;
     t.start();
     while (!done && t.elapsed() < 30000) {
-        for (const folio::Event& e : engine.wait_events(std::chrono::milliseconds(200))) {
+        for (const folio::Event& e : events->wait(std::chrono::milliseconds(200))) {
             direct += e.text;
             if (e.kind != folio::Event::Kind::Token) done = true;
         }
@@ -340,17 +342,18 @@ void BridgeTest::threeDraftsComeFromOneEngineRequest() {
     folio::EngineOptions options;
     options.backend.kind = folio::BackendKind::Cpu;
     folio::Engine engine(model, folio::make_backend(*model, folio::backend_options_for(options)), options);
+    auto events = std::make_shared<folio::EventQueue>();  // the request's events
     GenerationRequest gr;
     gr.messages = {{"user", prompt.toStdString()}};
     gr.sampling = s;
     gr.n = 3;
-    const folio::RequestId id = engine.submit(toEngineRequest(gr));
+    const folio::RequestId id = engine.submit(toEngineRequest(gr), folio::EventQueue::sink_of(events));
     std::map<folio::RequestId, std::string> direct;
     int done = 0;
     QElapsedTimer t;
     t.start();
     while (done < 3 && t.elapsed() < 60000) {
-        for (const folio::Event& e : engine.wait_events(std::chrono::milliseconds(200))) {
+        for (const folio::Event& e : events->wait(std::chrono::milliseconds(200))) {
             QVERIFY(e.id >= id && e.id < id + 3);
             direct[e.id] += e.text;
             if (e.kind != folio::Event::Kind::Token) ++done;

@@ -22,12 +22,14 @@
 #include <sstream>
 #include <thread>
 
+#include "engine/client/make_engine.h"
 #include "engine/core/error.h"
 #include "engine/cpu/cpu_backend.h"
 #include "engine/frontdoor/sync_engine.h"
 #include "engine/model/model.h"
 #include "engine/remote/remote_engine.h"
 #include "tests/support/exact_engine.h"
+#include "tests/support/queued_client.h"
 #include "tests/support/request_outcomes.h"
 
 extern char** environ;
@@ -120,7 +122,11 @@ test::RequestOutcome local_reply(const Request& r) {
     return local_replies(r, &id)[id];
 }
 
-test::RequestOutcome remote_reply(remote::RemoteEngine& engine, const Request& r) {
+// The remote engine with every request's events going to one queue (QueuedClient).
+using Remote = test::QueuedClient<remote::RemoteEngine>;
+Remote connect_to(remote::RemoteOptions o) { return Remote(std::make_unique<remote::RemoteEngine>(std::move(o))); }
+
+test::RequestOutcome remote_reply(Remote& engine, const Request& r) {
     const RequestId id = engine.submit(r);
     std::map<RequestId, test::RequestOutcome> out;
     while (!out[id].finished) test::absorb(engine.wait_events(std::chrono::milliseconds(200)), out);
@@ -154,7 +160,7 @@ protected:
 ServerProcess* RemoteEngineTest::server_ = nullptr;
 
 TEST_F(RemoteEngineTest, GreedyTextEqualsTheLocalEngines) {
-    remote::RemoteEngine engine(options_for(*server_));
+    Remote engine = connect_to(options_for(*server_));
     EXPECT_EQ(engine.model(), "stories260K");  // asked from /v1/models
     Request text;
     text.prompt_text = "The little dog";
@@ -179,7 +185,7 @@ TEST_F(RemoteEngineTest, GreedyTextEqualsTheLocalEngines) {
 // n replies over the wire: one request with the API's n, reply i arriving as id + i with the text
 // the local engine gives reply i of the same request (seed + i), each ended on its own.
 TEST_F(RemoteEngineTest, NRepliesAreOneRequestWithTheLocalEnginesTexts) {
-    remote::RemoteEngine engine(options_for(*server_));
+    Remote engine = connect_to(options_for(*server_));
     Request r;
     r.prompt_text = "The little dog";
     r.sampling.temperature = 0.8f;
@@ -206,7 +212,7 @@ TEST_F(RemoteEngineTest, NRepliesAreOneRequestWithTheLocalEnginesTexts) {
 }
 
 TEST_F(RemoteEngineTest, StopStringsEndTheReplyAsLocally) {
-    remote::RemoteEngine engine(options_for(*server_));
+    Remote engine = connect_to(options_for(*server_));
     const std::string full = local_reply(greedy_chat(60)).text;
     ASSERT_GT(full.size(), 20u);
     Request r = greedy_chat(60);
@@ -223,7 +229,7 @@ TEST_F(RemoteEngineTest, StopStringsEndTheReplyAsLocally) {
 TEST_F(RemoteEngineTest, AWrongKeyGivesThe401MessageAndNeverTheKey) {
     remote::RemoteOptions o = options_for(*server_, "wrong-key-9c1e");
     try {
-        remote::RemoteEngine engine(o);  // no model named: /v1/models is asked, and refused
+        Remote engine = connect_to(o);  // no model named: /v1/models is asked, and refused
         FAIL() << "a wrong key was accepted";
     } catch (const Error& e) {
         const std::string m = e.what();
@@ -232,7 +238,7 @@ TEST_F(RemoteEngineTest, AWrongKeyGivesThe401MessageAndNeverTheKey) {
         EXPECT_EQ(m.find("wrong-key-9c1e"), std::string::npos) << m;
     }
     o.model = "stories260K";
-    remote::RemoteEngine engine(o);
+    Remote engine = connect_to(o);
     const auto r = remote_reply(engine, greedy_chat(8));
     ASSERT_EQ(r.end.kind, Event::Kind::Error);
     EXPECT_NE(r.end.message.find("HTTP 401"), std::string::npos) << r.end.message;
@@ -244,7 +250,7 @@ TEST_F(RemoteEngineTest, AWrongKeyGivesThe401MessageAndNeverTheKey) {
 TEST_F(RemoteEngineTest, AnUnknownModelGivesThe404Message) {
     remote::RemoteOptions o = options_for(*server_);
     o.model = "no-such-model";
-    remote::RemoteEngine engine(o);
+    Remote engine = connect_to(o);
     const auto r = remote_reply(engine, greedy_chat(8));
     ASSERT_EQ(r.end.kind, Event::Kind::Error);
     EXPECT_NE(r.end.message.find("HTTP 404"), std::string::npos) << r.end.message;
@@ -252,7 +258,7 @@ TEST_F(RemoteEngineTest, AnUnknownModelGivesThe404Message) {
 }
 
 TEST_F(RemoteEngineTest, CancelEndsTheReplyAsCancelled) {
-    remote::RemoteEngine engine(options_for(*server_));
+    Remote engine = connect_to(options_for(*server_));
     Request r = greedy_chat(400);
     r.stop.ignore_eos = true;
     const RequestId id = engine.submit(r);
@@ -263,6 +269,84 @@ TEST_F(RemoteEngineTest, CancelEndsTheReplyAsCancelled) {
     }
     EXPECT_EQ(out[id].end.kind, Event::Kind::Finished);
     EXPECT_EQ(out[id].end.reason, FinishReason::Cancelled);
+}
+
+// The remote engine as every front end sees it: built by make_engine, driven through EngineClient.
+// Two requests with two sinks get only their own events, n replies included; fork is refused with
+// an Error event through its sink; model_info describes the server, stats what this client saw.
+TEST_F(RemoteEngineTest, ThroughEngineClientEachRequestsEventsGoToItsOwnSink) {
+    remote::RemoteOptions o = options_for(*server_);
+    const std::unique_ptr<EngineClient> client = make_engine(EngineSpec{o});
+    const EngineModelInfo& info = client->model_info();
+    EXPECT_TRUE(info.remote);
+    EXPECT_EQ(info.name, "stories260K");
+    EXPECT_EQ(info.backend, "remote");
+    EXPECT_EQ(info.architecture, "remote");
+    EXPECT_EQ(info.quantization, "as served");
+    EXPECT_EQ(info.device, server_->base() + "/v1");
+    EXPECT_EQ(info.context_length, 512);  // folio-server's max_model_len for stories260K
+    EXPECT_EQ(client->describe(), "remote stories260K at " + server_->base() + "/v1");
+    EXPECT_EQ(client->describe().find(kKey), std::string::npos);
+
+    auto a = std::make_shared<EventQueue>(), b = std::make_shared<EventQueue>();
+    Request two = greedy_chat(12);
+    two.messages = {{"user", "A cat"}};
+    two.sampling.temperature = 0.8f;
+    two.sampling.seed = 3;
+    two.n = 2;
+    const RequestId ida = client->submit(greedy_chat(16), EventQueue::sink_of(a));
+    const RequestId idb = client->submit(two, EventQueue::sink_of(b));
+    std::map<RequestId, test::RequestOutcome> got_a, got_b;
+    for (int waits = 0; waits < 300 && !(got_a[ida].finished && got_b[idb].finished && got_b[idb + 1].finished); ++waits) {
+        for (const Event& e : a->wait(std::chrono::milliseconds(100))) {
+            EXPECT_EQ(e.id, ida) << "an event of another request reached this sink";
+            test::absorb({e}, got_a);
+        }
+        for (const Event& e : b->wait(std::chrono::milliseconds(100))) {
+            EXPECT_TRUE(e.id == idb || e.id == idb + 1) << "an event of another request reached this sink";
+            EXPECT_FALSE(got_b[e.id].finished) << "an event after the end of reply " << e.id;
+            test::absorb({e}, got_b);
+        }
+    }
+    ASSERT_TRUE(got_a[ida].finished && got_b[idb].finished && got_b[idb + 1].finished);
+    EXPECT_EQ(got_a[ida].end.kind, Event::Kind::Finished) << got_a[ida].end.message;
+    EXPECT_EQ(got_a[ida].text, local_reply(greedy_chat(16)).text);
+    for (RequestId id : {idb, idb + 1}) EXPECT_EQ(got_b[id].end.kind, Event::Kind::Finished) << got_b[id].end.message;
+
+    const RequestId child = client->fork(ida, SamplingParams{}, EventQueue::sink_of(a));
+    std::vector<Event> forked;
+    for (int waits = 0; waits < 50 && forked.empty(); ++waits) forked = a->wait(std::chrono::milliseconds(100));
+    ASSERT_EQ(forked.size(), 1u);
+    EXPECT_EQ(forked[0].id, child);
+    EXPECT_EQ(forked[0].kind, Event::Kind::Error);
+    EXPECT_NE(forked[0].message.find("cannot fork"), std::string::npos) << forked[0].message;
+
+    const EngineStats st = client->stats();
+    EXPECT_EQ(st.backend, "remote");
+    EXPECT_EQ(st.running, 0);
+    EXPECT_EQ(st.total_generated_tokens, got_a[ida].end.timings.generated_tokens + got_b[idb].end.timings.generated_tokens +
+                                             got_b[idb + 1].end.timings.generated_tokens);
+    EXPECT_GT(st.total_prompt_tokens, 0);
+}
+
+// Cancel through the client ends every reply of the request, and only that request.
+TEST_F(RemoteEngineTest, CancelThroughEngineClientEndsOnlyThatRequest) {
+    const std::unique_ptr<EngineClient> client = make_engine(EngineSpec{options_for(*server_)});
+    auto q = std::make_shared<EventQueue>(), other = std::make_shared<EventQueue>();
+    Request r = greedy_chat(400);
+    r.stop.ignore_eos = true;
+    const RequestId id = client->submit(r, EventQueue::sink_of(q));
+    const RequestId kept = client->submit(greedy_chat(8), EventQueue::sink_of(other));
+    std::map<RequestId, test::RequestOutcome> out, kept_out;
+    for (int waits = 0; waits < 600 && !(out[id].finished && kept_out[kept].finished); ++waits) {
+        test::absorb(q->wait(std::chrono::milliseconds(50)), out);
+        test::absorb(other->wait(std::chrono::milliseconds(1)), kept_out);
+        if (!out[id].text.empty()) client->cancel(id);
+    }
+    ASSERT_TRUE(out[id].finished && kept_out[kept].finished);
+    EXPECT_EQ(out[id].end.reason, FinishReason::Cancelled);
+    EXPECT_EQ(kept_out[kept].end.kind, Event::Kind::Finished);
+    EXPECT_NE(kept_out[kept].end.reason, FinishReason::Cancelled);
 }
 
 TEST(RemoteEngine, AnUnreachableEndpointIsNamed) {
@@ -278,13 +362,13 @@ TEST(RemoteEngine, AnUnreachableEndpointIsNamed) {
     remote::RemoteOptions o;
     o.endpoint = "http://127.0.0.1:" + std::to_string(ntohs(a.sin_port));
     try {
-        remote::RemoteEngine engine(o);
+        Remote engine = connect_to(o);
         FAIL() << "nothing listens there";
     } catch (const Error& e) {
         EXPECT_NE(std::string(e.what()).find("cannot reach the server at " + o.endpoint + "/v1"), std::string::npos) << e.what();
     }
     o.model = "m";
-    remote::RemoteEngine engine(o);
+    Remote engine = connect_to(o);
     const auto r = remote_reply(engine, greedy_chat(8));
     ASSERT_EQ(r.end.kind, Event::Kind::Error);
     EXPECT_NE(r.end.message.find("cannot reach the server"), std::string::npos) << r.end.message;
@@ -293,7 +377,7 @@ TEST(RemoteEngine, AnUnreachableEndpointIsNamed) {
 
 TEST(RemoteEngine, AServerKilledMidReplyGivesAnErrorAndKeepsTheText) {
     ServerProcess server;
-    remote::RemoteEngine engine(options_for(server));
+    Remote engine = connect_to(options_for(server));
     Request r = greedy_chat(400);
     r.stop.ignore_eos = true;
     const std::string full = local_reply(r).text;
@@ -304,7 +388,7 @@ TEST(RemoteEngine, AServerKilledMidReplyGivesAnErrorAndKeepsTheText) {
     std::string text;
     Event end;
     bool ended = false, frozen = false;
-    engine.set_event_callback([&](const Event& ev) {
+    engine.client().submit(r, [&](const Event& ev) {
         if (ev.kind == Event::Kind::Token && !frozen) {
             server.stop_now();
             frozen = true;
@@ -317,7 +401,6 @@ TEST(RemoteEngine, AServerKilledMidReplyGivesAnErrorAndKeepsTheText) {
             cv.notify_all();
         }
     });
-    engine.submit(r);
     for (int i = 0; i < 200 && !frozen; ++i) std::this_thread::sleep_for(std::chrono::milliseconds(10));
     ASSERT_TRUE(frozen);
     server.kill_now();

@@ -58,13 +58,10 @@ void EngineWorker::loadModel(const QString& spec, const QString& backend, const 
         std::shared_ptr<const Model> model = load_model(spec.toStdString(), load);
         options.backend.progress = forward;
         auto engine = std::make_unique<Engine>(model, make_backend(*model, backend_options_for(options)), options);
-        const quint64 generation = ++engineGeneration_;
-        // Engine thread -> this thread, by queued call: the ticket map stays single-threaded. The
-        // router takes the events of API requests (when serving) and passes the GUI's on.
-        router_ = std::make_unique<server::EventRouter>(*engine, [this, generation](const Event& e) {
-            QMetaObject::invokeMethod(this, [this, generation, e] { onEngineEvent(generation, e); },
-                                      Qt::QueuedConnection);
-        });
+        ++engineGeneration_;
+        // The router takes the events of API requests (when serving); the GUI's own requests go to
+        // their own sinks (submit).
+        router_ = std::make_unique<server::EventRouter>(*engine);
         engine_ = std::move(engine);
         model_ = model;
         if (api_) api_->attach(model_, *engine_, *router_);
@@ -107,10 +104,7 @@ void EngineWorker::connectRemote(const QString& endpoint, const QString& apiKey,
         options.model = model.toStdString();
         // Never the key in the log: describe() names the model and the URL only.
         auto remote = std::make_unique<remote::RemoteEngine>(options);
-        const quint64 generation = ++engineGeneration_;
-        remote->set_event_callback([this, generation](const Event& e) {
-            QMetaObject::invokeMethod(this, [this, generation, e] { onEngineEvent(generation, e); }, Qt::QueuedConnection);
-        });
+        ++engineGeneration_;
         remote_ = std::move(remote);
         spdlog::info("chats go to {}", remote_->describe());
         ModelInfo info;
@@ -136,8 +130,13 @@ void EngineWorker::track(quint64 firstId, const GenerationRequest& r) {
 }
 
 void EngineWorker::submit(const GenerationRequest& r) {
+    // Engine thread -> this thread, by queued call: the ticket map stays single-threaded.
+    const quint64 generation = engineGeneration_;
+    const EventSink sink = [this, generation](const Event& e) {
+        QMetaObject::invokeMethod(this, [this, generation, e] { onEngineEvent(generation, e); }, Qt::QueuedConnection);
+    };
     if (remote_) {  // drafts too: the API's n, reply i of the request arriving as id + i
-        track(remote_->submit(toEngineRequest(r)), r);
+        track(remote_->submit(toEngineRequest(r), sink), r);
         return;
     }
     if (!engine_) {
@@ -146,7 +145,7 @@ void EngineWorker::submit(const GenerationRequest& r) {
         }
         return;
     }
-    track(engine_->submit(toEngineRequest(r)), r);
+    track(engine_->submit(toEngineRequest(r), sink), r);
 }
 
 void EngineWorker::cancel(quint64 ticket) {

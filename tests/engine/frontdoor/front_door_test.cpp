@@ -17,6 +17,7 @@
 #include "engine/frontdoor/sync_engine.h"
 #include "engine/tokenizer/byte_tokenizer.h"
 #include "tests/engine/runtime/fake_backend.h"
+#include "tests/support/queued_client.h"
 
 namespace folio {
 namespace {
@@ -120,7 +121,7 @@ private:
 struct Rig {
     std::shared_ptr<GatedTokenizer> tokenizer;
     FakeBackend* fake = nullptr;
-    std::unique_ptr<Engine> engine;
+    std::unique_ptr<test::QueuedClient<Engine>> engine;  // every request's events to one queue
 };
 
 Rig make_engine(EngineOptions o = {}, FakeBackend::NextFn next = test::hashed_letter, int context = 256) {
@@ -131,7 +132,7 @@ Rig make_engine(EngineOptions o = {}, FakeBackend::NextFn next = test::hashed_le
     if (o.num_kv_blocks == 0) o.num_kv_blocks = 64;
     auto backend = std::make_unique<FakeBackend>(300, std::move(next));
     s.fake = backend.get();
-    s.engine = std::make_unique<Engine>(model, std::move(backend), o);
+    s.engine = std::make_unique<test::QueuedClient<Engine>>(std::make_unique<Engine>(model, std::move(backend), o));
     return s;
 }
 
@@ -180,7 +181,7 @@ void absorb(const Event& ev, std::map<RequestId, Stream>& out) {
 
 // Polls until every id in `ids` has ended (or a generous deadline passes); every event also lands
 // in `order`.
-void collect(Engine& e, const std::set<RequestId>& ids, std::map<RequestId, Stream>& out, std::vector<Event>* order = nullptr) {
+void collect(test::QueuedClient<Engine>& e, const std::set<RequestId>& ids, std::map<RequestId, Stream>& out, std::vector<Event>* order = nullptr) {
     const auto deadline = std::chrono::steady_clock::now() + 60s;
     auto done = [&] {
         for (RequestId id : ids)
@@ -195,7 +196,7 @@ void collect(Engine& e, const std::set<RequestId>& ids, std::map<RequestId, Stre
     }
 }
 
-int64_t steps_after(Engine& e, std::chrono::milliseconds wait) {
+int64_t steps_after(test::QueuedClient<Engine>& e, std::chrono::milliseconds wait) {
     std::this_thread::sleep_for(wait);
     return e.stats().steps;
 }

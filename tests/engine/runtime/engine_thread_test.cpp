@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "tests/engine/runtime/fake_backend.h"
+#include "tests/support/queued_client.h"
 
 namespace folio {
 namespace {
@@ -39,11 +40,14 @@ Request req(std::vector<int32_t> prompt, int max_tokens) {
     return r;
 }
 
-std::unique_ptr<Engine> make_engine(test::FakeBackend** fake, EngineOptions o = {}) {
+using QueuedEngine = test::QueuedClient<Engine>;
+
+// The engine with every request's events going to one queue (QueuedClient).
+std::unique_ptr<QueuedEngine> make_engine(test::FakeBackend** fake, EngineOptions o = {}) {
     if (o.num_kv_blocks == 0) o.num_kv_blocks = 64;
     auto b = std::make_unique<test::FakeBackend>(300);
     *fake = b.get();
-    return std::make_unique<Engine>(test::fake_model(), std::move(b), o);
+    return std::make_unique<QueuedEngine>(std::make_unique<Engine>(test::fake_model(), std::move(b), o));
 }
 
 struct Stream {
@@ -53,7 +57,7 @@ struct Stream {
 };
 
 // Collects events until every id in `ids` has ended (or a generous deadline passes).
-void collect(Engine& e, const std::set<RequestId>& ids, std::map<RequestId, Stream>& out) {
+void collect(QueuedEngine& e, const std::set<RequestId>& ids, std::map<RequestId, Stream>& out) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
     auto done = [&] {
         for (RequestId id : ids)
@@ -203,27 +207,26 @@ TEST(Engine, ManyThreadsSubmitCancelAndReadStatsWhileItRuns) {
     EXPECT_EQ(s.running + s.waiting, 0);
 }
 
-TEST(Engine, TheCallbackGetsEveryEventOnTheEngineThread) {
+TEST(Engine, ASinkGetsItsRequestsEventsOnTheEngineThread) {
     test::FakeBackend* fake = nullptr;
     auto e = make_engine(&fake);
     std::mutex mu;
     std::condition_variable cv;
     std::vector<Event> got;
     std::set<std::thread::id> threads;
-    e->set_event_callback([&](const Event& ev) {
+    const RequestId id = e->client().submit(req({5, 6, 7}, 4), [&](const Event& ev) {
         std::lock_guard lock(mu);
         got.push_back(ev);
         threads.insert(std::this_thread::get_id());
         cv.notify_all();
     });
-    const RequestId id = e->submit(req({5, 6, 7}, 4));
     std::unique_lock lock(mu);
     ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(30), [&] { return !got.empty() && got.back().kind != Event::Kind::Token; }));
     EXPECT_EQ(got.size(), 5u);
     EXPECT_EQ(got.back().id, id);
     EXPECT_EQ(threads.size(), 1u);
     EXPECT_FALSE(threads.count(std::this_thread::get_id()));
-    EXPECT_TRUE(e->poll_events().empty());
+    EXPECT_TRUE(e->poll_events().empty());  // nothing went to the other sink
 }
 
 TEST(Engine, StaticBatchesStartWhenFullOrWhenInputCloses) {

@@ -17,7 +17,7 @@
 #include "app/gui/chat/sampling_presets.h"
 #include "app/gui/monitor/monitor_model.h"
 #include "app/gui/monitor/sequence_stats_model.h"
-#include "app/gui/serve/local_server.h"
+#include "app/gui/shell/local_server.h"
 #include "app/gui/store/chat_store.h"
 #include "app/gui/store/reply_journal.h"
 #include "tests/app/fixtures_qt.h"

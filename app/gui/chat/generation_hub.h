@@ -8,7 +8,7 @@
 #include <QObject>
 
 #include "app/gui/bridge/bridge_types.h"
-#include "app/gui/chat/reasoning_split.h"
+#include "app/gui/store/reply_split.h"
 
 namespace folio::app {
 

@@ -1,5 +1,7 @@
 #include "app/gui/chat/message_parts_model.h"
 
+#include <algorithm>
+
 #include "app/gui/chat/thread_guard.h"
 
 namespace folio::app {
@@ -28,11 +30,11 @@ QVariant MessagePartsModel::data(const QModelIndex& index, int role) const {
         default: return {};
         }
     }
-    const MarkdownPart& p = parts_[index.row() - offset()];
+    const text::MarkdownPart& p = parts_[size_t(index.row() - offset())];
     switch (role) {
-    case KindRole: return kindName(p.kind);
-    case TextRole: return p.text;
-    case LanguageRole: return p.language;
+    case KindRole: return QString::fromLatin1(text::kind_name(p.kind));
+    case TextRole: return QString::fromStdString(p.text);
+    case LanguageRole: return QString::fromStdString(p.language);
     case LevelRole: return p.level;
     case OpenRole: return p.open;
     case SummaryRole: return QString();
@@ -43,8 +45,8 @@ QVariant MessagePartsModel::data(const QModelIndex& index, int role) const {
 void MessagePartsModel::setReply(const ReasoningSplit& reply, qint64 reasoningMs) {
     requireOwnThread(this, "MessagePartsModel::setReply");
     setThink(reply.hasReasoning, Think{reply.reasoning, reply.thinking, reasoningMs});
-    const int closedBefore = stream_.closedParts();
-    const QList<MarkdownPart> parts = stream_.update(reply.answer);
+    const size_t closedBefore = stream_.closed_parts();
+    const std::vector<text::MarkdownPart>& parts = stream_.update(reply.answer.toStdString());
     // Parts the stream had closed before are untouched, unless it started over (the text changed).
     setParts(parts, stream_.restarted() ? 0 : closedBefore);
 }
@@ -70,13 +72,14 @@ void MessagePartsModel::setThink(bool has, const Think& think) {
     }
 }
 
-void MessagePartsModel::setParts(const QList<MarkdownPart>& parts, int unchanged) {
+void MessagePartsModel::setParts(const std::vector<text::MarkdownPart>& parts, size_t unchanged) {
     const int off = offset();
-    int i = std::min<int>(unchanged, int(std::min(parts_.size(), parts.size())));
+    const size_t common = std::min(parts_.size(), parts.size());
+    size_t i = std::min(unchanged, common);
     // Same kind at the same place: the delegate stays, its changed roles update.
-    for (const qsizetype n = std::min(parts_.size(), parts.size()); i < n && parts_[i].kind == parts[i].kind; ++i) {
-        MarkdownPart& old = parts_[i];
-        const MarkdownPart& now = parts[i];
+    for (; i < common && parts_[i].kind == parts[i].kind; ++i) {
+        text::MarkdownPart& old = parts_[i];
+        const text::MarkdownPart& now = parts[i];
         if (old == now) continue;
         QList<int> roles;
         if (old.text != now.text) roles << TextRole;
@@ -84,17 +87,17 @@ void MessagePartsModel::setParts(const QList<MarkdownPart>& parts, int unchanged
         if (old.level != now.level) roles << LevelRole;
         if (old.open != now.open) roles << OpenRole;
         old = now;
-        emit dataChanged(index(off + i), index(off + i), roles);
+        emit dataChanged(index(off + int(i)), index(off + int(i)), roles);
     }
-    const int before = int(parts_.size());
+    const size_t before = parts_.size();
     if (i < parts_.size()) {  // a part changed kind (a line became a fence) or went away
-        beginRemoveRows({}, off + i, off + int(parts_.size()) - 1);
+        beginRemoveRows({}, off + int(i), off + int(parts_.size()) - 1);
         parts_.resize(i);
         endRemoveRows();
     }
     if (i < parts.size()) {
-        beginInsertRows({}, off + i, off + int(parts.size()) - 1);
-        parts_.append(parts.mid(i));
+        beginInsertRows({}, off + int(i), off + int(parts.size()) - 1);
+        parts_.insert(parts_.end(), parts.begin() + std::ptrdiff_t(i), parts.end());
         endInsertRows();
     }
     if (parts_.size() != before) emit countChanged();

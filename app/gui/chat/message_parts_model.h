@@ -7,8 +7,10 @@
 #include <QAbstractListModel>
 #include <QtQml/qqmlregistration.h>
 
-#include "app/gui/chat/markdown_parts.h"
-#include "app/gui/chat/reasoning_split.h"
+#include <vector>
+
+#include "app/gui/store/reply_split.h"
+#include "app/text/markdown_parts.h"
 
 namespace folio::app {
 
@@ -47,12 +49,12 @@ private:
     };
     int offset() const { return hasThink_ ? 1 : 0; }
     void setThink(bool has, const Think& think);
-    void setParts(const QList<MarkdownPart>& parts, int unchanged);
+    void setParts(const std::vector<text::MarkdownPart>& parts, size_t unchanged);
 
     bool hasThink_ = false;
     Think think_;
-    QList<MarkdownPart> parts_;
-    MarkdownStream stream_;
+    std::vector<text::MarkdownPart> parts_;  // UTF-8: converted to QString when a view reads a role
+    text::MarkdownStream stream_;
 };
 
 }  // namespace folio::app

@@ -25,7 +25,7 @@
 #include "app/gui/models/model_library.h"
 #include "app/gui/models/remote_connection.h"
 #include "app/gui/monitor/monitor_model.h"
-#include "app/gui/serve/local_server.h"
+#include "app/gui/shell/local_server.h"
 #include "app/gui/shell/log_model.h"
 
 namespace folio::app {

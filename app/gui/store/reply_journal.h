@@ -8,7 +8,7 @@
 #include <QObject>
 #include <QTimer>
 
-#include "app/gui/chat/reasoning_split.h"
+#include "app/gui/store/reply_split.h"
 #include "app/gui/store/store_types.h"
 
 namespace folio::app {

@@ -6,8 +6,8 @@
 #include <QJsonObject>
 #include <QStringList>
 
-#include "app/gui/chat/reasoning_split.h"
 #include "app/gui/store/chat_store.h"
+#include "app/gui/store/reply_split.h"
 #include "app/gui/store/store_error.h"
 
 namespace folio::app {

@@ -1,4 +1,4 @@
-#include "app/gui/serve/local_server.h"
+#include "app/gui/shell/local_server.h"
 
 #include <QFile>
 

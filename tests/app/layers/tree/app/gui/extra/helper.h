@@ -1,0 +1,2 @@
+#pragma once
+// In a folder of app/ that the manifest does not name.

@@ -1,0 +1,3 @@
+#pragma once
+// The public header of the broken tree's server module.
+#include "app/server/route.h"

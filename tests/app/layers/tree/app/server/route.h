@@ -1,0 +1,3 @@
+#pragma once
+// Internal to the server module: not on its PUBLIC list.
+struct Route {};

@@ -191,10 +191,28 @@ std::string html_images(std::string_view s) {
         if (src.empty()) {
             out.append("[image]");
         } else {
-            out.append("[image](").append(src).append(")");
+            // A '<' in the address could start another tag once the address is out of this one.
+            out.append("[image](");
+            for (char c : src) c == '<' ? out.append("%3C") : out.append(1, c);
+            out.append(")");
         }
         last = end + 1;
         p = end;
+    }
+    out.append(s.substr(last));
+    return out;
+}
+
+// What the passes above leave or make of "![" ("!![a](u)" becomes "![image: a](u)"; a shortcut
+// reference image "![logo]"; an image in an alt text or an address) is still an image to Markdown:
+// "!\[" is a '!' and a literal '['.
+std::string escape_image_marks(std::string_view s) {
+    std::string out;
+    out.reserve(s.size());
+    size_t last = 0;
+    for (size_t p = s.find("!["); p != std::string_view::npos; p = s.find("![", p + 2)) {
+        out.append(s.substr(last, p + 1 - last)).append("\\[");
+        last = p + 2;
     }
     out.append(s.substr(last));
     return out;
@@ -213,7 +231,7 @@ const char* kind_name(MarkdownPart::Kind k) {
 }
 
 std::string neutralize_images(std::string_view markdown) {
-    return html_images(reference_images(inline_images(markdown)));
+    return escape_image_marks(html_images(reference_images(inline_images(markdown))));
 }
 
 void MarkdownSplitState::line(std::string_view raw, std::vector<MarkdownPart>& out) {

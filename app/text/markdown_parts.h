@@ -64,8 +64,8 @@ private:
     bool restarted_ = false;
 };
 
-// `![alt](url)`, `![alt][ref]` and HTML <img> become links or text: nothing in the result makes a
-// Text item load an image.
+// `![alt](url)`, `![alt][ref]` and HTML <img> become links or text, and any "![" left (or made by
+// those replacements) becomes "!\[": nothing in the result makes a Text item load an image.
 std::string neutralize_images(std::string_view markdown);
 
 }  // namespace folio::text

@@ -94,11 +94,24 @@ TEST(MarkdownParts, ImagesBecomeLinks) {
 
 TEST(MarkdownParts, ImageForms) {
     EXPECT_EQ(neutralize_images("![a]( <http://x/y.png> \"t\")!"), "[image: a](http://x/y.png)!");
-    EXPECT_EQ(neutralize_images("![a](http://x/y.png"), "![a](http://x/y.png");  // no ')': not an image yet
+    EXPECT_EQ(neutralize_images("![a](http://x/y.png"), "!\\[a](http://x/y.png");  // no ')' yet: escaped
     EXPECT_EQ(neutralize_images("<img data-x=1>"), "[image]");
     EXPECT_EQ(neutralize_images("<img srcset=a.png src=\"b.png\">"), "[image](b.png)");
     EXPECT_EQ(neutralize_images("<imgur> <img/src=c.png>"), "<imgur> [image](c.png)");
-    EXPECT_EQ(neutralize_images("a ![b] [c] d"), "a ![b] [c] d");
+    EXPECT_EQ(neutralize_images("a ![b] [c] d"), "a !\\[b] [c] d");  // a shortcut reference, were [b] defined
+}
+
+// Markdown that is still an image after the replacements above: a '!' before the replacement, an
+// image inside an alt text or an address, a shortcut reference. None may reach a Text item.
+TEST(MarkdownParts, NoImageSurvives) {
+    EXPECT_EQ(neutralize_images("!![a](http://x/p.png)"), "!\\[image: a](http://x/p.png)");
+    EXPECT_EQ(neutralize_images("![![b](http://v/q.png)](u)"), "[image: !\\[b](http://v/q.png)](u)");
+    EXPECT_EQ(neutralize_images("<img src=a)![y](http://b/r.png>"), "[image](a)!\\[y](http://b/r.png)");
+    EXPECT_EQ(neutralize_images("!<img src=http://x/p.png>"), "!\\[image](http://x/p.png)");
+    EXPECT_EQ(neutralize_images("![logo]\n\n[logo]: http://x/p.png"), "!\\[logo]\n\n[logo]: http://x/p.png");
+    EXPECT_EQ(neutralize_images("<img src=<img/src=http://x/p.png> x>"), "[image](%3Cimg/src=http://x/p.png) x>");
+    for (const char* text : {"!![a](u)", "![![b](v)](u)", "<img src=a)![y](b>", "![x", "!![a][r]", "a ![b] [c] d"})
+        EXPECT_EQ(neutralize_images(text).find("!["), std::string::npos) << text;
 }
 
 TEST(MarkdownParts, CodeKeepsImagesVerbatim) {

@@ -77,6 +77,11 @@ struct Exchange {
     Usage usage;
     bool logprobs = false;  // the request asked for them
 
+    explicit Exchange(std::shared_ptr<LoadedModel> m) : lm(std::move(m)) { ++lm->requests_in_flight; }
+    ~Exchange() { --lm->requests_in_flight; }
+    Exchange(const Exchange&) = delete;
+    Exchange& operator=(const Exchange&) = delete;
+
     bool chat() const { return header.endpoint == Endpoint::ChatCompletions; }
     void add_logprobs(ChoiceState& c, const Event& e) {
         if (!logprobs || !e.logprobs) return;
@@ -124,6 +129,13 @@ struct Exchange {
     }
 };
 
+// A request the server ended (it let go of the model: unloaded, or another one loaded in the app)
+// fails with a 503 saying so: OpenAI's API has no "cancelled" finish, and its clients retry a 503.
+bool withdrawn(const Event& e) { return e.kind == Event::Kind::Finished && e.reason == FinishReason::Cancelled; }
+ApiError withdrawn_error(const LoadedModel& lm) {
+    return ApiError(503, lm.withdrawn_because.empty() ? std::string("the server ended this request") : lm.withdrawn_because);
+}
+
 ApiError engine_error(const Event& e, int tokens_so_far) {
     // A request the engine refused before running it (the KV pool cannot hold it) is the client's to
     // change; a failure while running is the server's.
@@ -144,6 +156,7 @@ void answer_whole(Exchange& x, httplib::Response& res) {
                 continue;
             }
             if (e.kind == Event::Kind::Error) throw engine_error(e, x.total_tokens());
+            if (withdrawn(e)) throw withdrawn_error(*x.lm);
             x.finish(i, e);
         }
         x.pending.clear();
@@ -177,6 +190,10 @@ bool write_pending(Exchange& x, httplib::DataSink& sink) {
             out += sse.error(engine_error(e, x.total_tokens()));
             break;
         }
+        if (withdrawn(e)) {
+            out += sse.error(withdrawn_error(*x.lm));
+            break;
+        }
         x.finish(i, e);
         const nlohmann::ordered_json text_lp = sse.shows(i, e.text) ? x.take_logprobs(c) : nlohmann::ordered_json(nullptr);
         // Tokens whose text never showed (an end token, a held tail) bring their logprobs to the closing chunk.
@@ -192,6 +209,7 @@ void answer_stream(const std::shared_ptr<Exchange>& x, httplib::Response& res) {
     // plain HTTP error, not a 200 stream that holds only an error.
     while (x->pending.empty()) x->wait();
     if (x->pending.front().kind == Event::Kind::Error) throw engine_error(x->pending.front(), 0);
+    if (withdrawn(x->pending.front())) throw withdrawn_error(*x->lm);
     res.set_header("Cache-Control", "no-cache");
     res.set_header("X-Accel-Buffering", "no");
     res.set_chunked_content_provider(
@@ -217,8 +235,7 @@ void handle_completion(const std::shared_ptr<LoadedModel>& lm, const std::string
                        "model_not_found");
     Request request = engine_request(*lm, api);
 
-    auto x = std::make_shared<Exchange>();
-    x->lm = lm;
+    auto x = std::make_shared<Exchange>(lm);
     x->header = {endpoint, new_id(endpoint), int64_t(std::time(nullptr)), model_name};
     x->logprobs = api.request.sampling.logprobs >= 0;
     x->choices.resize(size_t(api.n));

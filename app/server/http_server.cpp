@@ -76,11 +76,13 @@ void HttpServer::attach(std::shared_ptr<const Model> model, Engine& engine, Even
     loaded_ = std::move(loaded);
 }
 
-void HttpServer::detach() {
+void HttpServer::detach(const std::string& reason) {
     std::weak_ptr<LoadedModel> last;
     EventRouter* borrowed = nullptr;
     {
         std::lock_guard lock(mutex_);
+        // Before any request is cancelled: a handler reads it once its Cancelled event has come.
+        if (loaded_) loaded_->withdrawn_because = reason;
         if (loaded_ && !loaded_->owned_router) borrowed = loaded_->router;
         last = loaded_;
         loaded_.reset();
@@ -95,6 +97,11 @@ void HttpServer::detach() {
     // Nobody uses the borrowed router now; it must not record into this server's metrics later
     // (an owned router went with its LoadedModel).
     if (borrowed) borrowed->set_metrics(nullptr);
+}
+
+int HttpServer::requests_in_flight() const {
+    const auto lm = loaded();
+    return lm ? lm->requests_in_flight.load() : 0;
 }
 
 std::shared_ptr<LoadedModel> HttpServer::loaded() const {

@@ -47,10 +47,13 @@ public:
     // The desktop app's engine, lent with the router that is its event callback (API requests and
     // the app's own share the engine's batch and KV pool). Both must stay alive until detach().
     void attach(std::shared_ptr<const Model> model, Engine& engine, EventRouter& router);
-    // Back to 503 ("Loading model"): every API request in flight is cancelled, and this returns once
+    // Back to 503 ("Loading model"): every API request in flight ends with an error that says
+    // `reason` (a stream with an error event, a whole answer with a 503), and this returns once
     // no handler uses the engine any more (bounded by the write timeout of a client that stopped
     // reading), so the lender may then destroy it.
-    void detach();
+    void detach(const std::string& reason = "the model was unloaded");
+    // Completion requests being answered now (0 while no model is attached).
+    int requests_in_flight() const;
     const std::string& model_name() const { return model_name_; }
     void set_model_name(std::string name) { model_name_ = std::move(name); }
 

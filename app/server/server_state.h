@@ -2,6 +2,7 @@
 // What the HTTP handlers share once the model has loaded: the model, the engine, the router that
 // hands each request its events, and an input processor for the checks that must answer before a
 // response starts (prompt length against the context, the default max_tokens, usage).
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -31,6 +32,11 @@ struct LoadedModel {
     EventRouter* router = nullptr;  // owned_router's, or the lender's
     std::mutex input_mutex;  // InputProcessor keeps state (logged template warnings)
     InputProcessor input;
+    // Completion requests being answered on this model (each from its parse to its last byte).
+    std::atomic<int> requests_in_flight{0};
+    // Why the server let go of this model (HttpServer::detach), written before the requests in flight
+    // are cancelled: their clients get it as an error, since OpenAI has no "cancelled" finish.
+    std::string withdrawn_because;
 };
 
 }  // namespace folio::server

@@ -49,14 +49,14 @@ HttpAnswer waitFor(QNetworkReply* reply) {
     return a;
 }
 
-QByteArray chatBody(const QString& text, int maxTokens, bool stream = false) {
+QByteArray chatBody(const QString& text, int maxTokens, bool stream = false, int n = 1) {
     QJsonObject m{{"role", "user"}, {"content", text}};
-    return QJsonDocument(QJsonObject{{"model", "stories260K"},
-                                     {"messages", QJsonArray{m}},
-                                     {"max_tokens", maxTokens},
-                                     {"temperature", 0},
-                                     {"stream", stream}})
-        .toJson(QJsonDocument::Compact);
+    QJsonObject body{{"model", "stories260K"}, {"messages", QJsonArray{m}}, {"max_tokens", maxTokens}, {"temperature", 0}, {"stream", stream}};
+    if (n > 1) {
+        body["n"] = n;
+        body["ignore_eos"] = true;  // every choice runs to max_tokens
+    }
+    return QJsonDocument(body).toJson(QJsonDocument::Compact);
 }
 
 }  // namespace
@@ -69,6 +69,8 @@ private slots:
     void noModelYetAnswers503();
     void portInUseIsReported();
     void apiAndChatShareOneBatch();
+    void aFailedLoadKeepsTheWorkingModel();
+    void apiRequestsInFlightAreReportedBeforeASwitch();
     void reloadEndsApiRepliesThenServesTheNewEngine();
     void apiKeyIsRequiredOnceSet();
     void switchingOffClosesThePort();
@@ -236,6 +238,64 @@ void ServeTest::apiAndChatShareOneBatch() {
     QCOMPARE(QJsonDocument::fromJson(alone.body)["choices"][0]["message"]["content"].toString(), apiText);
 }
 
+// A folder whose config.json is fine but whose weights are not: the load fails with an error that
+// names the file, and the model loaded before stays loaded, serving the API and the chats.
+void ServeTest::aFailedLoadKeepsTheWorkingModel() {
+    QVERIFY(server_->modelServed());
+    const int port = server_->boundPort();
+    const QString bad = dir_.filePath("corrupt-weights");
+    QVERIFY(QDir().mkpath(bad));
+    for (const QString& f : QDir(modelPath_).entryList(QDir::Files)) {
+        if (f != QLatin1String("model.safetensors")) QVERIFY(QFile::copy(QDir(modelPath_).filePath(f), QDir(bad).filePath(f)));
+    }
+    {
+        QFile weights(QDir(bad).filePath("model.safetensors"));
+        QVERIFY(weights.open(QIODevice::WriteOnly));
+        // The header says 1000 bytes of JSON; the file ends 14 bytes into it.
+        const char cut[] = "\xe8\x03\x00\x00\x00\x00\x00\x00{\"broken\": tru";
+        weights.write(cut, sizeof cut - 1);
+    }
+    bridge_->loadModel(bad, "cpu");
+    QCOMPARE(bridge_->state(), EngineBridge::State::Loading);
+    QTRY_VERIFY_WITH_TIMEOUT(bridge_->state() != EngineBridge::State::Loading, 60000);
+    QCOMPARE(bridge_->state(), EngineBridge::State::Ready);  // the working model is still there
+    QVERIFY2(bridge_->lastError().contains("model.safetensors"), qPrintable(bridge_->lastError()));
+    QCOMPARE(bridge_->failedSpec(), bad);
+    QCOMPARE(bridge_->modelName(), QString("stories260K"));
+    QVERIFY(server_->modelServed());
+    QCOMPARE(waitFor(net_.get(apiRequest(port, "/health"))).status, 200);
+    const HttpAnswer c = waitFor(net_.post(apiRequest(port, "/v1/chat/completions"), chatBody("Hi", 8)));
+    QCOMPARE(c.status, 200);
+    QVERIFY(!QJsonDocument::fromJson(c.body)["choices"][0]["message"]["content"].toString().isEmpty());
+    const qint64 conversation = newConversation(16);
+    const qint64 reply = actions_->send(conversation, "Tom had a red ball");
+    QVERIFY(reply > 0);
+    QTRY_VERIFY_WITH_TIMEOUT(!hub_->isGenerating(conversation), 30000);
+    QCOMPARE(store_->message(reply).status, MessageStatus::Complete);
+    // The next load that works clears the error.
+    bridge_->loadModel(modelPath_, "cpu");
+    QTRY_COMPARE_WITH_TIMEOUT(bridge_->state(), EngineBridge::State::Ready, 60000);
+    QTRY_VERIFY_WITH_TIMEOUT(bridge_->lastError().isEmpty(), 60000);
+    QVERIFY(bridge_->failedSpec().isEmpty());
+}
+
+// While API requests run the bridge counts them and says what a switch would do to them (the view
+// shows it before loading another model); the count goes back to 0 once they are answered.
+void ServeTest::apiRequestsInFlightAreReportedBeforeASwitch() {
+    const int port = server_->boundPort();
+    QCOMPARE(bridge_->apiRequestsInFlight(), 0);
+    QVERIFY(bridge_->switchWarning().isEmpty());
+    // Eight choices to the end of the context: long enough for a few of the 10 ms stats polls.
+    QNetworkReply* reply = net_.post(apiRequest(port, "/v1/chat/completions"), chatBody("Once upon a time", 480, true, 8));
+    QTRY_VERIFY_WITH_TIMEOUT(bridge_->apiRequestsInFlight() > 0, 30000);
+    QVERIFY2(bridge_->switchWarning().contains("API request"), qPrintable(bridge_->switchWarning()));
+    QVERIFY2(bridge_->switchWarning().contains("switched"), qPrintable(bridge_->switchWarning()));
+    const HttpAnswer a = waitFor(reply);
+    QCOMPARE(a.status, 200);
+    QTRY_COMPARE_WITH_TIMEOUT(bridge_->apiRequestsInFlight(), 0, 10000);
+    QVERIFY(bridge_->switchWarning().isEmpty());
+}
+
 // Loading a model again while an API reply streams: the reply ends (no hang), the API says 503 until
 // the new engine is there, then serves it on the same port.
 void ServeTest::reloadEndsApiRepliesThenServesTheNewEngine() {
@@ -247,6 +307,8 @@ void ServeTest::reloadEndsApiRepliesThenServesTheNewEngine() {
     const HttpAnswer ended = waitFor(streaming);  // ends, whole or cut: it must not hang
     QCOMPARE(ended.status, 200);
     QVERIFY(ended.body.startsWith("data: "));
+    // Whole, or cut with an error event that says why: never OpenAI-foreign finish_reason "cancelled".
+    QVERIFY2(!ended.body.contains("\"cancelled\""), ended.body.constData());
     QTRY_COMPARE_WITH_TIMEOUT(bridge_->state(), EngineBridge::State::Ready, 60000);
     QVERIFY(server_->listening());
     QCOMPARE(server_->boundPort(), port);

@@ -49,7 +49,7 @@ ScrollView {
             Layout.fillWidth: true
             visible: tab.engine.state !== EngineBridge.NoModel
             implicitHeight: statusCol.implicitHeight + 2 * Theme.l
-            border.color: tab.engine.state === EngineBridge.Failed ? Theme.danger : Theme.border
+            border.color: tab.engine.lastError.length > 0 ? Theme.danger : Theme.border
             ColumnLayout {
                 id: statusCol
                 anchors.fill: parent
@@ -71,13 +71,27 @@ ScrollView {
                 }
                 Text {
                     objectName: "loadError"
-                    visible: tab.engine.state === EngineBridge.Failed
+                    // A failed load keeps the model loaded before (Ready): the error shows beside it.
+                    visible: !tab.loading && tab.engine.lastError.length > 0
                     Layout.fillWidth: true
-                    text: tab.engine.lastError
+                    text: tab.engine.state === EngineBridge.Ready
+                          ? qsTr("Could not load %1 (%2 stays loaded): %3").arg(tab.app.library.displayName(tab.engine.failedSpec))
+                                .arg(tab.engine.modelName).arg(tab.engine.lastError)
+                          : tab.engine.lastError
                     wrapMode: Text.Wrap
                     color: Theme.text
                     font.pixelSize: Theme.fontBody
                     font.family: Theme.monoFamily
+                }
+                Text {
+                    objectName: "switchWarning"
+                    // Said before the person loads another model: the API requests it would end.
+                    visible: tab.engine.switchWarning.length > 0
+                    Layout.fillWidth: true
+                    wrapMode: Text.Wrap
+                    text: qsTr("Loading another model now: %1").arg(tab.engine.switchWarning)
+                    color: Theme.danger
+                    font.pixelSize: Theme.fontBody
                 }
                 Text {
                     visible: tab.engine.state === EngineBridge.Ready

@@ -37,6 +37,10 @@ EngineBridge::EngineBridge(QObject* parent) : ReplySource(parent) {
     connect(worker_, &EngineWorker::delta, this, &ReplySource::delta, Q);
     connect(worker_, &EngineWorker::finished, this, &ReplySource::finished, Q);
     connect(worker_, &EngineWorker::statsUpdated, this, &EngineBridge::statsUpdated, Q);
+    connect(worker_, &EngineWorker::apiRequestsChanged, this, [this](int n) {
+        apiRequests_ = n;
+        emit apiRequestsInFlightChanged();
+    }, Q);
     thread_.start();
 }
 
@@ -86,6 +90,8 @@ void EngineBridge::setStatsInterval(int ms) { emit requestStatsInterval(ms); }
 
 void EngineBridge::onLoaded(const ModelInfo& info) {
     info_ = info;
+    lastError_.clear();
+    failedSpec_.clear();
     state_ = State::Ready;
     loadProgress_ = 1.0;
     loadPhase_.clear();
@@ -96,12 +102,29 @@ void EngineBridge::onLoaded(const ModelInfo& info) {
     emit modelReady(info);
 }
 
-void EngineBridge::onLoadFailed(const QString& spec, const QString& message) {
-    info_ = {};
-    state_ = State::Failed;
+void EngineBridge::onLoadFailed(const QString& spec, const QString& message, bool keptModel) {
     lastError_ = message;
-    loadingSpec_ = spec;
+    failedSpec_ = spec;
+    if (keptModel) {
+        // The model loaded before is still there and in use: Ready, with the error beside it.
+        state_ = State::Ready;
+        loadingSpec_.clear();
+        loadProgress_ = 1.0;
+        loadPhase_.clear();
+        loadDetail_.clear();
+        emit loadProgressChanged();
+    } else {
+        info_ = {};
+        state_ = State::Failed;
+        loadingSpec_ = spec;
+    }
     emit stateChanged();
+}
+
+QString EngineBridge::switchWarning() const {
+    if (apiRequests_ <= 0) return {};
+    const QString what = apiRequests_ == 1 ? tr("1 API request") : tr("%1 API requests").arg(apiRequests_);
+    return tr("%1 in progress will end: their clients get an error saying the model was switched.").arg(what);
 }
 
 }  // namespace folio::app

@@ -26,7 +26,15 @@ public:
     Q_PROPERTY(QString loadPhase READ loadPhase NOTIFY loadProgressChanged)
     Q_PROPERTY(QString loadDetail READ loadDetail NOTIFY loadProgressChanged)
     Q_PROPERTY(QString loadingSpec READ loadingSpec NOTIFY stateChanged)
+    // Why the last load failed (empty after a load that worked). A failed load keeps the model that
+    // was loaded before: the state is then Ready again, and `lastError` names what went wrong.
     Q_PROPERTY(QString lastError READ lastError NOTIFY stateChanged)
+    Q_PROPERTY(QString failedSpec READ failedSpec NOTIFY stateChanged)
+    // API requests that "Serve on localhost" is answering now (each choice of one counts), and, when
+    // there are any, the sentence to show before loading another model or unloading: those requests
+    // will end (their clients get an error that says the model was switched).
+    Q_PROPERTY(int apiRequestsInFlight READ apiRequestsInFlight NOTIFY apiRequestsInFlightChanged)
+    Q_PROPERTY(QString switchWarning READ switchWarning NOTIFY apiRequestsInFlightChanged)
     Q_PROPERTY(QString modelName READ modelName NOTIFY stateChanged)
     Q_PROPERTY(QString modelSpec READ modelSpec NOTIFY stateChanged)
     Q_PROPERTY(QString quantization READ quantization NOTIFY stateChanged)
@@ -45,6 +53,9 @@ public:
     QString loadDetail() const { return loadDetail_; }
     QString loadingSpec() const { return loadingSpec_; }
     QString lastError() const { return lastError_; }
+    QString failedSpec() const { return failedSpec_; }
+    int apiRequestsInFlight() const { return apiRequests_; }
+    QString switchWarning() const;
     QString modelName() const { return info_.name; }
     QString modelSpec() const { return info_.spec; }
     QString quantization() const { return info_.quantization; }
@@ -72,6 +83,7 @@ public:
 signals:
     void stateChanged();
     void loadProgressChanged();
+    void apiRequestsInFlightChanged();
     void modelReady(const folio::app::ModelInfo& info);
     void statsUpdated(const folio::EngineStats& stats);
     void servingChanged(const folio::app::ServingStatus& status);
@@ -87,7 +99,7 @@ signals:
 
 private:
     void onLoaded(const ModelInfo& info);
-    void onLoadFailed(const QString& spec, const QString& message);
+    void onLoadFailed(const QString& spec, const QString& message, bool keptModel);
 
     QThread thread_;
     EngineWorker* worker_ = nullptr;
@@ -97,6 +109,8 @@ private:
     QString loadDetail_;
     QString loadingSpec_;
     QString lastError_;
+    QString failedSpec_;
+    int apiRequests_ = 0;
     ModelInfo info_;
     quint64 nextTicket_ = 1;
 };

@@ -33,7 +33,10 @@ EngineWorker::EngineWorker() {
 EngineWorker::~EngineWorker() = default;
 
 void EngineWorker::loadModel(const QString& spec, const QString& backend, const QString& quantization, const QString& kvCacheDtype) {
-    shutdown();
+    // The new engine is built beside the one in use, which goes only once the new one is ready: a
+    // load that fails (a corrupt file) leaves the working model loaded, serving, and its chats going.
+    std::shared_ptr<const Model> model;
+    std::unique_ptr<Engine> engine;
     try {
         EngineOptions options;
         options.backend.kind = parse_backend_kind(backend.toStdString());
@@ -55,9 +58,16 @@ void EngineWorker::loadModel(const QString& spec, const QString& backend, const 
         load.progress = forward;
         spdlog::info("loading model {} (backend {}, weights {}, KV cache {})", spec.toStdString(), backend.toStdString(),
                      quantization.toStdString(), kvCacheDtype.toStdString());
-        std::shared_ptr<const Model> model = load_model(spec.toStdString(), load);
+        model = load_model(spec.toStdString(), load);
         options.backend.progress = forward;
-        auto engine = std::make_unique<Engine>(model, make_backend(*model, backend_options_for(options)), options);
+        engine = std::make_unique<Engine>(model, make_backend(*model, backend_options_for(options)), options);
+    } catch (const std::exception& e) {
+        spdlog::error("loading {} failed: {}", spec.toStdString(), e.what());
+        emit loadFailed(spec, QString::fromStdString(e.what()), hasEngine());
+        return;
+    }
+    endEngine(Ending::Switched);
+    {
         ++engineGeneration_;
         // The router takes the events of API requests (when serving); the GUI's own requests go to
         // their own sinks (submit).
@@ -85,17 +95,14 @@ void EngineWorker::loadModel(const QString& spec, const QString& backend, const 
         emit modelLoaded(info);
         statsTimer_->start();
         pollStats();
-    } catch (const std::exception& e) {
-        spdlog::error("loading {} failed: {}", spec.toStdString(), e.what());
-        engine_.reset();
-        emit loadFailed(spec, QString::fromStdString(e.what()));
     }
 }
 
-void EngineWorker::unloadModel() { shutdown(); }
+void EngineWorker::unloadModel() { endEngine(Ending::Unloaded); }
+
+bool EngineWorker::hasEngine() const { return engine_ || remote_; }
 
 void EngineWorker::connectRemote(const QString& endpoint, const QString& apiKey, const QString& model) {
-    shutdown();
     const QString spec = QStringLiteral("remote:") + endpoint;
     try {
         remote::RemoteOptions options;
@@ -104,6 +111,7 @@ void EngineWorker::connectRemote(const QString& endpoint, const QString& apiKey,
         options.model = model.toStdString();
         // Never the key in the log: describe() names the model and the URL only.
         auto remote = std::make_unique<remote::RemoteEngine>(options);
+        endEngine(Ending::Switched);  // only once the server answered: a failed connect keeps the model
         ++engineGeneration_;
         remote_ = std::move(remote);
         spdlog::info("chats go to {}", remote_->describe());
@@ -117,8 +125,7 @@ void EngineWorker::connectRemote(const QString& endpoint, const QString& apiKey,
         emit modelLoaded(info);
     } catch (const std::exception& e) {
         spdlog::error("connecting to {} failed: {}", endpoint.toStdString(), e.what());
-        remote_.reset();
-        emit loadFailed(spec, QString::fromStdString(e.what()));
+        emit loadFailed(spec, QString::fromStdString(e.what()), hasEngine());
     }
 }
 
@@ -157,17 +164,26 @@ void EngineWorker::cancel(quint64 ticket) {
 
 void EngineWorker::setStatsInterval(int ms) { statsTimer_->setInterval(ms); }
 
-void EngineWorker::shutdown() {
+void EngineWorker::shutdown() { endEngine(Ending::Unloaded); }
+
+void EngineWorker::endEngine(Ending why) {
     statsTimer_->stop();
+    const bool switched = why == Ending::Switched;
     if (engine_ || remote_) {
         // Replies still running end as errors the GUI can show ("the model was unloaded").
+        const QString message = switched ? tr("The model was switched.") : tr("The model was unloaded.");
         for (auto it = replyOfRequest_.cbegin(); it != replyOfRequest_.cend(); ++it) {
-            emit finished(GenerationEnd{it->ticket, it->draft, true, tr("The model was unloaded."), {}});
+            emit finished(GenerationEnd{it->ticket, it->draft, true, message, {}});
         }
     }
     ++engineGeneration_;
-    // The server lets go of the engine first (its requests cancelled, 503 until the next one).
-    if (api_) api_->detach();
+    // The server lets go of the engine first: its requests end with an error that says why (never
+    // finish_reason "cancelled"), and it answers 503 until the next engine.
+    if (api_) {
+        api_->detach(switched ? "the model was switched in the Folio app: send the request again"
+                              : "the model was unloaded in the Folio app");
+    }
+    reportApiRequests(0);
     engine_.reset();
     router_.reset();
     model_.reset();
@@ -197,6 +213,7 @@ void EngineWorker::startServing(int port, const QString& apiKey) {
 }
 
 void EngineWorker::stopServing() {
+    reportApiRequests(0);
     if (api_) api_->stop();
     api_.reset();
     emit servingChanged(ServingStatus{});
@@ -260,6 +277,13 @@ void EngineWorker::flushDeltas() {
 
 void EngineWorker::pollStats() {
     if (engine_) emit statsUpdated(engine_->stats());
+    reportApiRequests(api_ ? api_->requestsInFlight() : 0);
+}
+
+void EngineWorker::reportApiRequests(int n) {
+    if (n == apiRequests_) return;
+    apiRequests_ = n;
+    emit apiRequestsChanged(n);
 }
 
 }  // namespace folio::app

@@ -38,7 +38,8 @@ public:
 
 public slots:
     // Loads `spec` (a folder or dummy:NAME) and builds the engine; progress and the result come back
-    // by signal. backend: "auto", "cpu" or "cuda".
+    // by signal. backend: "auto", "cpu" or "cuda". The engine in use stays until the new one is
+    // built: a failed load leaves it loaded and in use (loadFailed says so).
     // quantization: "none" or "fp8"; kvCacheDtype: "auto", "fp8", "fp8_e4m3", "fp8_e5m2".
     void loadModel(const QString& spec, const QString& backend, const QString& quantization, const QString& kvCacheDtype);
     void unloadModel();
@@ -58,13 +59,21 @@ signals:
     // The load's current phase ("mapping weights") and how far through it; total 0: not counted.
     void loadProgress(const QString& phase, qint64 done, qint64 total, const QString& unit);
     void modelLoaded(const folio::app::ModelInfo& info);
-    void loadFailed(const QString& spec, const QString& message);
+    // `keptModel`: the model loaded before is still loaded and in use.
+    void loadFailed(const QString& spec, const QString& message, bool keptModel);
+    // API requests (their choices) the local server is answering; polled with the stats.
+    void apiRequestsChanged(int inFlight);
     void delta(quint64 ticket, const QString& text, int tokens, int draft);
     void finished(const folio::app::GenerationEnd& end);
     void statsUpdated(const folio::EngineStats& stats);
     void servingChanged(const folio::app::ServingStatus& status);
 
 private:
+    // Why the engine goes: its chats end with an error and its API requests with one that says so.
+    enum class Ending { Unloaded, Switched };
+    void endEngine(Ending why);
+    bool hasEngine() const;
+    void reportApiRequests(int n);
     void onEngineEvent(quint64 generation, const folio::Event& event);
     void pollStats();
     void flushDeltas();
@@ -97,6 +106,7 @@ private:
     QHash<quint64, Pending> pending_;  // by engine RequestId
     QList<quint64> pendingOrder_;
     QTimer* flushTimer_ = nullptr;
+    int apiRequests_ = 0;  // last reported
 };
 
 }  // namespace folio::app

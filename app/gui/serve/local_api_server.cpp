@@ -56,7 +56,7 @@ int LocalApiServer::start(const std::string& host, int port, const std::string& 
 
 void LocalApiServer::stop() {
     if (!http_) return;
-    http_->detach();
+    http_->detach("the local API server was switched off in the Folio app");
     http_->stop();  // the listening socket closes now: the port is free for the next start
     closing_.emplace_back([http = std::move(http_), listener = std::move(listener_)]() mutable {
         listener.join();
@@ -71,8 +71,10 @@ void LocalApiServer::attach(std::shared_ptr<const Model> model, Engine& engine, 
     http_->attach(std::move(model), engine, router);
 }
 
-void LocalApiServer::detach() {
-    if (http_) http_->detach();
+void LocalApiServer::detach(const std::string& reason) {
+    if (http_) http_->detach(reason);
 }
+
+int LocalApiServer::requestsInFlight() const { return http_ ? http_->requests_in_flight() : 0; }
 
 }  // namespace folio::app

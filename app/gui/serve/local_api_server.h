@@ -42,7 +42,10 @@ public:
     bool running() const { return http_ != nullptr; }
 
     void attach(std::shared_ptr<const Model> model, Engine& engine, server::EventRouter& router);
-    void detach();
+    // The API requests in flight end with an error that says `reason` ("the model was switched").
+    void detach(const std::string& reason);
+    // API requests being answered now.
+    int requestsInFlight() const;
 
 private:
     void joinClosed();

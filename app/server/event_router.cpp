@@ -20,7 +20,7 @@ void RequestStream::push(Event e) {
     cv_.notify_one();
 }
 
-EventRouter::EventRouter(Engine& engine) : engine_(engine) {}
+EventRouter::EventRouter(EngineClient& engine) : engine_(engine) {}
 
 void EventRouter::set_metrics(ServerMetrics* metrics) {
     std::lock_guard lock(mutex_);

@@ -41,7 +41,7 @@ private:
 class EventRouter {
 public:
     // The engine must be destroyed (its threads stopped) before the router.
-    explicit EventRouter(Engine& engine);
+    explicit EventRouter(EngineClient& engine);
     // Where the latency metrics go (null: nowhere, while no server uses the router). Must outlive
     // its use here: set it back to null before destroying it.
     void set_metrics(ServerMetrics* metrics);
@@ -64,7 +64,7 @@ public:
 private:
     void on_event(const Event& e);
 
-    Engine& engine_;
+    EngineClient& engine_;
     ServerMetrics* metrics_ = nullptr;  // under mutex_
     mutable std::mutex mutex_;
     struct Route {

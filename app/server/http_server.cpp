@@ -70,7 +70,7 @@ void HttpServer::set_loaded(std::shared_ptr<const Model> model, std::unique_ptr<
     loaded_ = std::move(loaded);
 }
 
-void HttpServer::attach(std::shared_ptr<const Model> model, Engine& engine, EventRouter& router) {
+void HttpServer::attach(std::shared_ptr<const Model> model, EngineClient& engine, EventRouter& router) {
     auto loaded = std::make_shared<LoadedModel>(std::move(model), engine, router, metrics_);
     std::lock_guard lock(mutex_);
     loaded_ = std::move(loaded);

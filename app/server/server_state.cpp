@@ -9,7 +9,7 @@ LoadedModel::LoadedModel(std::shared_ptr<const Model> m, std::unique_ptr<Engine>
     router->set_metrics(&metrics);
 }
 
-LoadedModel::LoadedModel(std::shared_ptr<const Model> m, Engine& e, EventRouter& r, ServerMetrics& metrics)
+LoadedModel::LoadedModel(std::shared_ptr<const Model> m, EngineClient& e, EventRouter& r, ServerMetrics& metrics)
     : model(std::move(m)), engine(&e), router(&r), input(*model) {
     router->set_metrics(&metrics);
 }

@@ -20,7 +20,7 @@ struct LoadedModel {
     LoadedModel(std::shared_ptr<const Model> model, std::unique_ptr<Engine> engine, ServerMetrics& metrics);
     // The desktop app: borrows its engine and the router it made for it (which also passes the GUI's
     // own requests' events on). The lender keeps both alive until HttpServer::detach has returned.
-    LoadedModel(std::shared_ptr<const Model> model, Engine& engine, EventRouter& router, ServerMetrics& metrics);
+    LoadedModel(std::shared_ptr<const Model> model, EngineClient& engine, EventRouter& router, ServerMetrics& metrics);
     ~LoadedModel();
 
     std::shared_ptr<const Model> model;
@@ -28,7 +28,7 @@ struct LoadedModel {
     // stops first.
     std::unique_ptr<EventRouter> owned_router;
     std::unique_ptr<Engine> owned_engine;
-    Engine* engine = nullptr;       // owned_engine's, or the lender's
+    EngineClient* engine = nullptr;  // owned_engine's, or the lender's
     EventRouter* router = nullptr;  // owned_router's, or the lender's
     std::mutex input_mutex;  // InputProcessor keeps state (logged template warnings)
     InputProcessor input;

@@ -7,16 +7,32 @@
 #include "app/gui/bridge/engine_request.h"
 #include "app/gui/serve/local_api_server.h"
 #include "app/server/event_router.h"
-#include "engine/remote/remote_engine.h"
-#include "engine/backends/backend_factory.h"
+#include "engine/backend/backend.h"
+#include "engine/client/make_engine.h"
 #include "engine/core/error.h"
 #include "engine/model/model.h"
-#include "engine/frontdoor/engine.h"
 
 namespace folio::app {
 namespace {
 
 QString q(const std::string& s) { return QString::fromStdString(s); }
+
+ModelInfo infoOf(const EngineModelInfo& m, const EngineStats& st) {
+    ModelInfo info;
+    info.spec = q(m.spec);
+    info.name = q(m.name);
+    info.quantization = q(m.quantization);
+    info.architecture = q(m.architecture);
+    info.backend = q(m.backend);
+    info.device = q(m.device);
+    info.contextLength = m.context_length;
+    info.layers = m.layers;
+    info.hiddenSize = m.hidden_size;
+    info.kvBlocks = st.kv.blocks_total;
+    info.blockSize = st.kv.block_size;
+    info.templateThinks = m.template_thinks;
+    return info;
+}
 
 }  // namespace
 
@@ -35,8 +51,10 @@ EngineWorker::~EngineWorker() = default;
 void EngineWorker::loadModel(const QString& spec, const QString& backend, const QString& quantization, const QString& kvCacheDtype) {
     // The new engine is built beside the one in use, which goes only once the new one is ready: a
     // load that fails (a corrupt file) leaves the working model loaded, serving, and its chats going.
+    // The model is loaded here rather than by make_engine: the local API server checks prompts
+    // against it.
     std::shared_ptr<const Model> model;
-    std::unique_ptr<Engine> engine;
+    std::unique_ptr<EngineClient> client;
     try {
         EngineOptions options;
         options.backend.kind = parse_backend_kind(backend.toStdString());
@@ -60,39 +78,46 @@ void EngineWorker::loadModel(const QString& spec, const QString& backend, const 
                      quantization.toStdString(), kvCacheDtype.toStdString());
         model = load_model(spec.toStdString(), load);
         options.backend.progress = forward;
-        engine = std::make_unique<Engine>(model, make_backend(*model, backend_options_for(options)), options);
+        client = make_local_engine(model, options);
     } catch (const std::exception& e) {
         spdlog::error("loading {} failed: {}", spec.toStdString(), e.what());
-        emit loadFailed(spec, QString::fromStdString(e.what()), hasEngine());
+        emit loadFailed(spec, QString::fromStdString(e.what()), client_ != nullptr);
         return;
     }
+    install(std::move(client), std::move(model));
+}
+
+void EngineWorker::connectRemote(const QString& endpoint, const QString& apiKey, const QString& model) {
+    const QString spec = QStringLiteral("remote:") + endpoint;
+    std::unique_ptr<EngineClient> client;
+    try {
+        RemoteEngineSpec options;
+        options.endpoint = endpoint.trimmed().toStdString();
+        options.api_key = apiKey.toStdString();
+        options.model = model.toStdString();
+        client = make_engine(options);
+    } catch (const std::exception& e) {
+        spdlog::error("connecting to {} failed: {}", endpoint.toStdString(), e.what());
+        emit loadFailed(spec, QString::fromStdString(e.what()), client_ != nullptr);
+        return;
+    }
+    install(std::move(client), nullptr);
+}
+
+void EngineWorker::install(std::unique_ptr<EngineClient> client, std::shared_ptr<const Model> model) {
     endEngine(Ending::Switched);
-    {
-        ++engineGeneration_;
-        // The router takes the events of API requests (when serving); the GUI's own requests go to
-        // their own sinks (submit).
-        router_ = std::make_unique<server::EventRouter>(*engine);
-        engine_ = std::move(engine);
-        model_ = model;
-        if (api_) api_->attach(model_, *engine_, *router_);
-        const EngineStats st = engine_->stats();
-        ModelInfo info;
-        info.spec = q(model->spec);
-        info.name = q(model->name);
-        info.quantization = q(model->quantization_name());
-        info.architecture = q(model->config.architecture);
-        info.backend = q(st.backend);
-        info.device = q(st.device_name);
-        info.contextLength = model->context_length();
-        info.layers = model->config.num_layers;
-        info.hiddenSize = model->config.hidden_size;
-        info.kvBlocks = st.kv.blocks_total;
-        info.blockSize = st.kv.block_size;
-        const std::optional<std::string>& tpl = model->tokenizer_config.chat_template;
-        info.templateThinks = tpl && tpl->find("enable_thinking") != std::string::npos;
-        spdlog::info("model {} ready: {} on {} ({} KV blocks)", model->name, model->quantization_name(),
-                     st.device_name, st.kv.blocks_total);
-        emit modelLoaded(info);
+    ++engineGeneration_;
+    client_ = std::move(client);
+    model_ = std::move(model);
+    // A server's model is not lent on: the API answers 503 while chats go to a server.
+    if (model_) router_ = std::make_unique<server::EventRouter>(*client_);
+    if (api_ && router_) api_->attach(model_, *client_, *router_);
+    const EngineStats st = client_->stats();
+    const EngineModelInfo& m = client_->model_info();
+    // Never the key in the log: describe() names the model and the URL only.
+    spdlog::info("model {} ready: {} on {} ({} KV blocks)", m.name, m.quantization, client_->describe(), st.kv.blocks_total);
+    emit modelLoaded(infoOf(m, st));
+    if (!m.remote) {
         statsTimer_->start();
         pollStats();
     }
@@ -100,66 +125,31 @@ void EngineWorker::loadModel(const QString& spec, const QString& backend, const 
 
 void EngineWorker::unloadModel() { endEngine(Ending::Unloaded); }
 
-bool EngineWorker::hasEngine() const { return engine_ || remote_; }
-
-void EngineWorker::connectRemote(const QString& endpoint, const QString& apiKey, const QString& model) {
-    const QString spec = QStringLiteral("remote:") + endpoint;
-    try {
-        remote::RemoteOptions options;
-        options.endpoint = endpoint.trimmed().toStdString();
-        options.api_key = apiKey.toStdString();
-        options.model = model.toStdString();
-        // Never the key in the log: describe() names the model and the URL only.
-        auto remote = std::make_unique<remote::RemoteEngine>(options);
-        endEngine(Ending::Switched);  // only once the server answered: a failed connect keeps the model
-        ++engineGeneration_;
-        remote_ = std::move(remote);
-        spdlog::info("chats go to {}", remote_->describe());
-        ModelInfo info;
-        info.spec = spec;
-        info.name = q(remote_->model());
-        info.architecture = QStringLiteral("remote");
-        info.quantization = QStringLiteral("as served");
-        info.backend = QStringLiteral("remote");
-        info.device = q(remote_->base_url());
-        emit modelLoaded(info);
-    } catch (const std::exception& e) {
-        spdlog::error("connecting to {} failed: {}", endpoint.toStdString(), e.what());
-        emit loadFailed(spec, QString::fromStdString(e.what()), hasEngine());
-    }
-}
-
-void EngineWorker::track(quint64 firstId, const GenerationRequest& r) {
-    const int n = std::max(1, r.n);
-    for (int i = 0; i < n; ++i) replyOfRequest_.insert(firstId + quint64(i), Reply{r.ticket, i});
-    requestOfTicket_.insert(r.ticket, firstId);
-    repliesLeft_.insert(r.ticket, n);
-}
-
 void EngineWorker::submit(const GenerationRequest& r) {
-    // Engine thread -> this thread, by queued call: the ticket map stays single-threaded.
-    const quint64 generation = engineGeneration_;
-    const EventSink sink = [this, generation](const Event& e) {
-        QMetaObject::invokeMethod(this, [this, generation, e] { onEngineEvent(generation, e); }, Qt::QueuedConnection);
-    };
-    if (remote_) {  // drafts too: the API's n, reply i of the request arriving as id + i
-        track(remote_->submit(toEngineRequest(r), sink), r);
-        return;
-    }
-    if (!engine_) {
-        for (int i = 0; i < std::max(1, r.n); ++i) {
+    const int n = std::max(1, r.n);
+    if (!client_) {
+        for (int i = 0; i < n; ++i) {
             emit finished(GenerationEnd{r.ticket, i, true, tr("No model is loaded: choose one in Models first."), {}});
         }
         return;
     }
-    track(engine_->submit(toEngineRequest(r), sink), r);
+    // Engine thread -> this thread, by queued call. The sink is called only after submit has
+    // returned here (the call is queued behind this one), so the ticket is known by then.
+    const quint64 generation = engineGeneration_;
+    const quint64 ticket = r.ticket;
+    EventSink sink = [this, generation, ticket](const Event& e) {
+        QMetaObject::invokeMethod(this, [this, generation, ticket, e] { onEngineEvent(generation, ticket, e); },
+                                  Qt::QueuedConnection);
+    };
+    Ticket t;
+    t.first = client_->submit(toEngineRequest(r), std::move(sink));  // drafts: reply i is first + i
+    t.ended = QList<bool>(n, false);
+    tickets_.insert(ticket, t);
 }
 
 void EngineWorker::cancel(quint64 ticket) {
-    const auto it = requestOfTicket_.constFind(ticket);
-    if (it == requestOfTicket_.constEnd()) return;
-    if (remote_) remote_->cancel(*it);
-    if (engine_) engine_->cancel(*it);  // the first id: all its replies end
+    const auto it = tickets_.constFind(ticket);
+    if (it != tickets_.constEnd() && client_) client_->cancel(it->first);  // the first id: all its replies end
 }
 
 void EngineWorker::setStatsInterval(int ms) { statsTimer_->setInterval(ms); }
@@ -169,11 +159,11 @@ void EngineWorker::shutdown() { endEngine(Ending::Unloaded); }
 void EngineWorker::endEngine(Ending why) {
     statsTimer_->stop();
     const bool switched = why == Ending::Switched;
-    if (engine_ || remote_) {
-        // Replies still running end as errors the GUI can show ("the model was unloaded").
-        const QString message = switched ? tr("The model was switched.") : tr("The model was unloaded.");
-        for (auto it = replyOfRequest_.cbegin(); it != replyOfRequest_.cend(); ++it) {
-            emit finished(GenerationEnd{it->ticket, it->draft, true, message, {}});
+    // Replies still running end as errors the GUI can show.
+    const QString message = switched ? tr("The model was switched.") : tr("The model was unloaded.");
+    for (auto it = tickets_.cbegin(); it != tickets_.cend(); ++it) {
+        for (int draft = 0; draft < it->ended.size(); ++draft) {
+            if (!it->ended[draft]) emit finished(GenerationEnd{it.key(), draft, true, message, {}});
         }
     }
     ++engineGeneration_;
@@ -184,15 +174,12 @@ void EngineWorker::endEngine(Ending why) {
                               : "the model was unloaded in the Folio app");
     }
     reportApiRequests(0);
-    engine_.reset();
-    router_.reset();
+    client_.reset();  // a server's: cancels its requests and waits for their threads
+    router_.reset();  // after the engine: no event of it comes any more
     model_.reset();
-    remote_.reset();  // cancels its requests and waits for their threads
     pending_.clear();
     pendingOrder_.clear();
-    replyOfRequest_.clear();
-    requestOfTicket_.clear();
-    repliesLeft_.clear();
+    tickets_.clear();
 }
 
 void EngineWorker::startServing(int port, const QString& apiKey) {
@@ -203,7 +190,7 @@ void EngineWorker::startServing(int port, const QString& apiKey) {
     try {
         status.port = api_->start(status.host.toStdString(), port, apiKey.toStdString(), model_ ? model_->name : std::string());
         status.listening = true;
-        if (engine_) api_->attach(model_, *engine_, *router_);
+        if (client_ && router_) api_->attach(model_, *client_, *router_);
     } catch (const std::exception& e) {
         spdlog::warn("{}", e.what());
         status.port = port;
@@ -219,48 +206,45 @@ void EngineWorker::stopServing() {
     emit servingChanged(ServingStatus{});
 }
 
-void EngineWorker::onEngineEvent(quint64 generation, const Event& e) {
+void EngineWorker::onEngineEvent(quint64 generation, quint64 ticket, const Event& e) {
     if (generation != engineGeneration_) return;
-    const auto it = replyOfRequest_.constFind(e.id);
-    if (it == replyOfRequest_.constEnd()) return;
-    const Reply reply = *it;
+    const auto t = tickets_.find(ticket);
+    if (t == tickets_.end()) return;
+    const int draft = int(e.id - t->first);
+    if (draft < 0 || draft >= t->ended.size() || t->ended[draft]) return;
     // Token events carry the text they complete; a Finished/Error event may carry held-back text
     // too (the tail of a possible stop string that was not one), which goes out before the end.
     if (!e.text.empty() || e.kind == Event::Kind::Token) {
         auto p = pending_.find(e.id);
         if (p == pending_.end()) {
-            p = pending_.insert(e.id, {});
+            p = pending_.insert(e.id, Pending{ticket, draft, {}, 0});
             pendingOrder_ << e.id;
         }
         p->text += QString::fromStdString(e.text);
-        if (e.kind == Event::Kind::Token) p->tokens += 1;
         if (e.kind == Event::Kind::Token) {
+            p->tokens += 1;
             if (!flushTimer_->isActive()) flushTimer_->start();
             return;
         }
     }
     flushReply(e.id);
     GenerationEnd end;
-    end.ticket = reply.ticket;
-    end.draft = reply.draft;
+    end.ticket = ticket;
+    end.draft = draft;
     end.error = e.kind == Event::Kind::Error || e.reason == FinishReason::Error;
     end.message = q(e.message);
     end.stats.timings = e.timings;
     end.stats.finishReason = QString::fromLatin1(finish_reason_name(e.reason));
     if (end.error) spdlog::warn("generation failed: {}", e.message);
-    replyOfRequest_.remove(e.id);
-    if (--repliesLeft_[reply.ticket] <= 0) {
-        repliesLeft_.remove(reply.ticket);
-        requestOfTicket_.remove(reply.ticket);
-    }
+    t->ended[draft] = true;
+    if (!t->ended.contains(false)) tickets_.erase(t);
     emit finished(end);
 }
 
 void EngineWorker::flushReply(quint64 requestId) {
     const auto p = pending_.constFind(requestId);
     if (p == pending_.constEnd()) return;
-    const Reply r = replyOfRequest_.value(requestId);
-    emit delta(r.ticket, p->text, p->tokens, r.draft);
+    emit delta(p->ticket, p->text, p->tokens, p->draft);
     pending_.remove(requestId);
     pendingOrder_.removeOne(requestId);
 }
@@ -268,15 +252,14 @@ void EngineWorker::flushReply(quint64 requestId) {
 void EngineWorker::flushDeltas() {
     for (quint64 id : std::as_const(pendingOrder_)) {
         const Pending& p = pending_[id];
-        const Reply r = replyOfRequest_.value(id);
-        emit delta(r.ticket, p.text, p.tokens, r.draft);
+        emit delta(p.ticket, p.text, p.tokens, p.draft);
     }
     pending_.clear();
     pendingOrder_.clear();
 }
 
 void EngineWorker::pollStats() {
-    if (engine_) emit statsUpdated(engine_->stats());
+    if (client_) emit statsUpdated(client_->stats());
     reportApiRequests(api_ ? api_->requestsInFlight() : 0);
 }
 

@@ -1,9 +1,11 @@
 #pragma once
-// Lives on the bridge's own QThread and owns the engine. Everything it receives comes by queued
-// call from the GUI thread; everything it reports goes back by queued signal. The engine's event
-// callback (on the engine's loop thread) only posts events into this object's thread, so the
-// ticket map is touched by one thread alone.
+// Lives on the bridge's own QThread and owns the engine: one EngineClient (a model run here, or a
+// server), built by make_engine. Everything it receives comes by queued call from the GUI thread;
+// everything it reports goes back by queued signal. Each request's sink (called on a thread of the
+// engine's) only posts its events into this object's thread, so the ticket map is touched by one
+// thread alone.
 #include <QHash>
+#include <QList>
 #include <QObject>
 #include <QTimer>
 #include <memory>
@@ -11,7 +13,7 @@
 #include "app/gui/bridge/bridge_types.h"
 
 namespace folio {
-class Engine;
+class EngineClient;
 struct Event;
 struct Model;
 }  // namespace folio
@@ -20,15 +22,9 @@ namespace folio::server {
 class EventRouter;
 }
 
-namespace folio::remote {
-class RemoteEngine;
-}
-
 namespace folio::app {
+
 class LocalApiServer;
-}
-
-namespace folio::app {
 
 class EngineWorker : public QObject {
     Q_OBJECT
@@ -43,8 +39,9 @@ public slots:
     // quantization: "none" or "fp8"; kvCacheDtype: "auto", "fp8", "fp8_e4m3", "fp8_e5m2".
     void loadModel(const QString& spec, const QString& backend, const QString& quantization, const QString& kvCacheDtype);
     void unloadModel();
-    // Chats go to an OpenAI-compatible server instead (engine/remote): replaces the local engine.
-    // The result comes back as modelLoaded (backend "remote") or loadFailed, like a load.
+    // Chats go to an OpenAI-compatible server instead (engine/remote): replaces the local engine once
+    // the server has answered. The result comes back as modelLoaded (backend "remote") or loadFailed,
+    // like a load.
     void connectRemote(const QString& endpoint, const QString& apiKey, const QString& model);
     void submit(const folio::app::GenerationRequest& request);
     void cancel(quint64 ticket);
@@ -61,45 +58,45 @@ signals:
     void modelLoaded(const folio::app::ModelInfo& info);
     // `keptModel`: the model loaded before is still loaded and in use.
     void loadFailed(const QString& spec, const QString& message, bool keptModel);
-    // API requests (their choices) the local server is answering; polled with the stats.
-    void apiRequestsChanged(int inFlight);
     void delta(quint64 ticket, const QString& text, int tokens, int draft);
     void finished(const folio::app::GenerationEnd& end);
     void statsUpdated(const folio::EngineStats& stats);
     void servingChanged(const folio::app::ServingStatus& status);
+    // API requests (their choices) the local server is answering; polled with the stats.
+    void apiRequestsChanged(int inFlight);
 
 private:
     // Why the engine goes: its chats end with an error and its API requests with one that says so.
     enum class Ending { Unloaded, Switched };
     void endEngine(Ending why);
-    bool hasEngine() const;
-    void reportApiRequests(int n);
-    void onEngineEvent(quint64 generation, const folio::Event& event);
+    // Replaces the engine in use (ended as switched) with `client`; `model`: a local one's, for the
+    // API server's prompt checks (null for a server).
+    void install(std::unique_ptr<folio::EngineClient> client, std::shared_ptr<const folio::Model> model);
+    void onEngineEvent(quint64 generation, quint64 ticket, const folio::Event& event);
     void pollStats();
+    void reportApiRequests(int n);
     void flushDeltas();
     void flushReply(quint64 requestId);
-    void track(quint64 firstId, const GenerationRequest& r);
 
-    // The engine's event callback: API requests' events go to the local server's handlers, the rest
-    // (the GUI's) come here. Declared before the engine: the engine stops first.
-    std::unique_ptr<folio::server::EventRouter> router_;
-    std::shared_ptr<const folio::Model> model_;
-    std::unique_ptr<folio::Engine> engine_;
     std::unique_ptr<LocalApiServer> api_;  // while serving
-    std::unique_ptr<folio::remote::RemoteEngine> remote_;  // instead of engine_ when connected to a server
+    // "Serve on localhost" submits API requests through this router (their sink); it goes after the
+    // engine (declared before it), so no late event of an API request finds it gone.
+    std::unique_ptr<folio::server::EventRouter> router_;  // a local engine's
+    std::shared_ptr<const folio::Model> model_;           // a local engine's model (null: remote)
+    std::unique_ptr<folio::EngineClient> client_;         // null: no model
     quint64 engineGeneration_ = 0;  // bumps per engine so late events of an old one are dropped
-    // A request with n replies (drafts) has engine ids first .. first + n - 1, one per draft.
-    struct Reply {
-        quint64 ticket = 0;
-        int draft = 0;
+    // One GenerationRequest: one engine request, its n replies (drafts) ids first .. first + n - 1.
+    struct Ticket {
+        quint64 first = 0;
+        QList<bool> ended;  // per draft
     };
-    QHash<quint64, Reply> replyOfRequest_;     // engine RequestId -> ticket and draft
-    QHash<quint64, quint64> requestOfTicket_;  // ticket -> first RequestId (cancelling it ends all)
-    QHash<quint64, int> repliesLeft_;          // ticket -> replies not yet ended
+    QHash<quint64, Ticket> tickets_;
     QTimer* statsTimer_ = nullptr;
     // Tokens are coalesced for up to one frame (16 ms): the GUI re-lays out a reply once per chunk,
-    // not once per token, however fast a small model decodes. Order is kept per ticket.
+    // not once per token, however fast a small model decodes. Order is kept per reply.
     struct Pending {
+        quint64 ticket = 0;
+        int draft = 0;
         QString text;
         int tokens = 0;
     };

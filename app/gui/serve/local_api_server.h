@@ -12,7 +12,7 @@
 #include <vector>
 
 namespace folio {
-class Engine;
+class EngineClient;
 struct Model;
 }  // namespace folio
 
@@ -41,7 +41,9 @@ public:
     void stop();
     bool running() const { return http_ != nullptr; }
 
-    void attach(std::shared_ptr<const Model> model, Engine& engine, server::EventRouter& router);
+    // A local engine (its model: the prompts are checked against it) and the router its API requests
+    // go through; both stay alive until detach().
+    void attach(std::shared_ptr<const Model> model, EngineClient& engine, server::EventRouter& router);
     // The API requests in flight end with an error that says `reason` ("the model was switched").
     void detach(const std::string& reason);
     // API requests being answered now.

@@ -60,6 +60,7 @@ private slots:
     void exportImportRoundTrip();
     void importRejectsBadFiles();
     void markdownExport();
+    void renameKeepsThePlaceInTheList();
     void corruptFileIsMovedAside();
     void streamingReplyReadsAsInterrupted();
     void deleteRemovesMessagesAndSearchRows();
@@ -351,6 +352,26 @@ void StoreTest::markdownExport() {
     MessageRecord t{.conversationId = c, .parentId = a.id, .role = "assistant", .content = "Bye.", .reasoning = "Be short.", .reasoningMs = 4000};
     store.addMessage(t);
     QVERIFY(exportMarkdown(store, c).contains("<details><summary>Thought for 4 s</summary>\n\nBe short.\n\n</details>\n\nBye.\n"));
+}
+
+// Renaming is not news: the chat stays where it is in the sidebar (it used to jump to the top, from
+// under the pointer), while a new message does move it up.
+void StoreTest::renameKeepsThePlaceInTheList() {
+    QTemporaryDir dir;
+    ChatStore store(dir.filePath("h.db"));
+    const qint64 older = store.createConversation("Older", "", {}, "");
+    QTest::qWait(5);
+    const qint64 newer = store.createConversation("Newer", "", {}, "");
+    QTest::qWait(5);
+    store.renameConversation(older, "Older, renamed");
+    QList<ConversationRecord> list = store.conversations();
+    QCOMPARE(list.size(), 2);
+    QCOMPARE(list[0].id, newer);
+    QCOMPARE(list[1].id, older);
+    QCOMPARE(list[1].title, QString("Older, renamed"));
+    MessageRecord m{.conversationId = older, .parentId = 0, .role = "user", .content = "Hi"};
+    store.addMessage(m);
+    QCOMPARE(store.conversations().first().id, older);
 }
 
 void StoreTest::corruptFileIsMovedAside() {

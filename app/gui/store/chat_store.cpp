@@ -146,7 +146,9 @@ qint64 ChatStore::createConversation(const QString& title, const QString& system
 }
 
 void ChatStore::renameConversation(qint64 id, const QString& title) {
-    run(db_, "UPDATE conversations SET title = ?, updated_at = ? WHERE id = ?", {title, nowMs(), id});
+    // The title only: the list is ordered by activity, and a renamed chat must not move away from
+    // under the pointer that renamed it.
+    run(db_, "UPDATE conversations SET title = ? WHERE id = ?", {title, id});
 }
 
 void ChatStore::updateSettings(qint64 id, const QString& systemPrompt, const SamplingSettings& sampling,

@@ -27,6 +27,11 @@ public:
     DownloadJob(const DownloadJob&) = delete;
     DownloadJob& operator=(const DownloadJob&) = delete;
 
+    // What cancelling deletes: the repository's partial blobs and, when `commit` is known, the snapshot
+    // the pull was filling (an unfinished snapshot must not pass for a model; blobs another snapshot
+    // uses stay). Returns the bytes freed.
+    static uint64_t discard(const std::string& cache_dir, const std::string& repo_id, const std::string& commit);
+
     void pause() { stop_ = true; }
     void cancel() {
         discard_ = true;

@@ -248,7 +248,7 @@ void DownloadListModel::cancel(int row) {
         return;
     }
     // Not running: delete its partial data now.
-    const uint64_t freed = hub::discard_partial_downloads(account_->config().cache_dir, r.repo.toStdString());
+    const uint64_t freed = DownloadJob::discard(account_->config().cache_dir, r.repo.toStdString(), r.status.commit);
     r.state = QStringLiteral("cancelled");
     r.message = tr("Cancelled; deleted %1 of partial data.").arg(bytes(double(freed)));
     saveUnfinished();

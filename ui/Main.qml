@@ -9,12 +9,17 @@ ApplicationWindow {
     id: window
     required property AppController app
     // 0 chat, 1 side by side, 2 monitor, 3 models. Chosen once at the start (Models when there is
-    // neither a model nor a chat yet), then only by the person: a model that finishes loading never
-    // moves them out of the view they are in.
+    // neither a chat nor a model, loaded or about to be), then only by the person: a model that
+    // finishes loading never moves them out of the view they are in.
     property int page: 0
     Component.onCompleted: {
-        page = app.engine.state === EngineBridge.NoModel && app.allConversations.count === 0 ? 3 : 0
+        page = app.engine.state === EngineBridge.NoModel && !app.modelAtStart && app.allConversations.count === 0 ? 3 : 0
         if (app.themeMode !== "system") ColorScheme.mode = app.themeMode
+        // The size it had when the app last ran.
+        if (app.windowSize.width > 0) {
+            width = Math.max(minimumWidth, app.windowSize.width)
+            height = Math.max(minimumHeight, app.windowSize.height)
+        }
     }
 
     width: 1280
@@ -22,6 +27,10 @@ ApplicationWindow {
     minimumWidth: 960
     minimumHeight: 600
     visible: true
+    // Saved a moment after a resize stops (not at every step of a drag; a killed app keeps it too).
+    Timer { id: saveSize; interval: 400; onTriggered: window.app.windowSize = Qt.size(window.width, window.height) }
+    onWidthChanged: saveSize.restart()
+    onHeightChanged: saveSize.restart()
     title: app.currentTitle.length && page === 0 ? app.currentTitle + " — Folio" : "Folio"
     color: Theme.window
     font.pixelSize: Theme.fontBody
@@ -44,6 +53,13 @@ ApplicationWindow {
     palette.toolTipBase: Theme.dark ? "#33353b" : "#2b2b2e"
     palette.toolTipText: "#f2f2f4"
     palette.placeholderText: Theme.textFaint
+
+    function keysToVisiblePage() {
+        const current = pages.children[window.page]
+        for (let item = window.activeFocusItem; item; item = item.parent)
+            if (item === current || item === sidebar) return
+        current.forceActiveFocus()
+    }
 
     Connections {
         target: ColorScheme
@@ -108,13 +124,19 @@ ApplicationWindow {
                 visible: window.app.engine.state === EngineBridge.Loading && window.page !== 3
             }
             StackLayout {
+                id: pages
                 Layout.fillWidth: true
                 Layout.fillHeight: true
                 currentIndex: window.page
+                // A hidden item keeps the keyboard unless told otherwise, and a hidden message box
+                // would send what was typed on another page: the page that goes away gives the
+                // keyboard to the one that comes (which may hand it on, as Chats does to its
+                // message box).
+                onCurrentIndexChanged: window.keysToVisiblePage()
                 ChatView { id: chatView; app: window.app; onModelsRequested: window.page = 3; onCompareRequested: window.page = 1 }
-                CompareView { app: window.app }
-                MonitorView { app: window.app }
-                ModelsView { app: window.app; onChatRequested: window.page = 0 }
+                CompareView { objectName: "compareView"; app: window.app }
+                MonitorView { objectName: "monitorView"; app: window.app }
+                ModelsView { objectName: "modelsView"; app: window.app; onChatRequested: window.page = 0 }
             }
         }
     }

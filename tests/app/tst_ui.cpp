@@ -2,8 +2,11 @@
 // and shows its phase; type a prompt and press Enter, watch the reply stream and find it in the
 // database; side-by-side to three columns at once; the monitor's figures move; the message box takes
 // the keyboard when a chat is opened or made.
+#include <cmath>
 #include <functional>
 #include <QQmlApplicationEngine>
+#include <QQmlComponent>
+#include <QPointer>
 #include <QSignalSpy>
 #include <QQuickItem>
 #include <QQuickWindow>
@@ -35,6 +38,15 @@ QQuickItem* findItem(QQuickItem* root, const QString& name) {
     return nullptr;
 }
 
+// A popup (a dialog) by objectName: its QObject parent is the item it is declared in.
+QObject* findPopup(QQuickItem* root, const QString& name) {
+    for (QObject* o : root->children())
+        if (o->objectName() == name && o->inherits("QQuickPopup")) return o;
+    for (QQuickItem* child : root->childItems())
+        if (QObject* found = findPopup(child, name)) return found;
+    return nullptr;
+}
+
 // QTest::keyClicks exists for widgets only; type into a QQuickWindow key by key.
 void typeText(QWindow* window, const char* text) {
     for (const char* p = text; *p; ++p) QTest::keyClick(window, *p);
@@ -47,15 +59,21 @@ class UiTest : public QObject {
 private slots:
     void initTestCase();
     void cleanupTestCase();
+    void enterWithoutAModelSaysSo();
     void loadingKeepsTheViewAndShowsItsPhase();
     void typeSendAndFindInDatabase();
+    void keysStayOnTheVisiblePage();
     void sideBySideToThreeSessions();
     void monitorMovesWhileGenerating();
     void themeButtonGoesBackToTheSystem();
     void serveSwitchOnTheModelsPage();
     void findDownloadVerifyAndOpenWhileChatting();
     void openingOrMakingAChatFocusesTheMessageBox();
+    void everyDialogOpens();
     void threeDraftsAndTheSwitcher();
+    void deletingAModelOrADownloadAsksFirst();
+    void typedServerAddressAndReadableMenus();
+    void theWindowSizeIsRemembered();
 
 private:
     template <typename T = QQuickItem>
@@ -68,17 +86,21 @@ private:
     int page() const { return window_->property("page").toInt(); }
     // Scrolls the page that holds `item` so that it is on screen, then clicks its middle.
     void click(QQuickItem* item) {
-        for (QQuickItem* p = item->parentItem(); p; p = p->parentItem()) {
-            if (!p->inherits("QQuickFlickable")) continue;
-            QQuickItem* content = p->property("contentItem").value<QQuickItem*>();
-            const qreal y = item->mapToItem(content, QPointF(0, 0)).y();
-            const qreal maxY = std::max<qreal>(0, p->property("contentHeight").toReal() - p->height());
-            p->setProperty("contentY", std::clamp<qreal>(y - p->height() / 3, 0, maxY));
-            break;
-        }
-        // A frame or two to lay out the scrolled page, until the item sits still inside the window.
+        auto scroll = [&] {
+            for (QQuickItem* p = item->parentItem(); p; p = p->parentItem()) {
+                if (!p->inherits("QQuickFlickable")) continue;
+                QQuickItem* content = p->property("contentItem").value<QQuickItem*>();
+                const qreal y = item->mapToItem(content, QPointF(0, 0)).y();
+                const qreal maxY = std::max<qreal>(0, p->property("contentHeight").toReal() - p->height());
+                p->setProperty("contentY", std::clamp<qreal>(y - p->height() / 3, 0, maxY));
+                break;
+            }
+        };
+        // A frame or two to lay out the scrolled page, until the item sits still inside the window
+        // (scrolled again while the page still grows: a list filling in moves it).
         QPointF at = item->mapToScene(QPointF(item->width() / 2, item->height() / 2)), before;
-        for (int i = 0; i < 50 && (at != before || at.y() < 0 || at.y() >= window_->height()); ++i) {
+        for (int i = 0; i < 50 && (i == 0 || at != before || at.y() < 0 || at.y() >= window_->height()); ++i) {
+            scroll();
             QTest::qWait(20);
             before = at;
             at = item->mapToScene(QPointF(item->width() / 2, item->height() / 2));
@@ -127,8 +149,26 @@ void UiTest::initTestCase() {
     QVERIFY(QTest::qWaitForWindowExposed(window_));
     window_->requestActivate();  // shortcuts (Ctrl+N, Ctrl+2 ...) go to the active window
     QVERIFY(QTest::qWaitForWindowActive(window_));
-    // No model and no chat yet: the app opens on Models. The model is loaded by the first test.
-    QCOMPARE(page(), 3);
+    // No chat yet, but a model to load (--model): the app opens on the chat, not on Models. The model
+    // is loaded by the second test.
+    QCOMPARE(page(), 0);
+}
+
+// Enter before any model is loaded: nothing is sent, the text stays, and the line under the box says
+// why and what to do.
+void UiTest::enterWithoutAModelSaysSo() {
+    QCOMPARE(app_->engine()->state(), EngineBridge::State::NoModel);
+    QQuickItem* input = find("composerInput");
+    QQuickItem* hint = find("composerHint");
+    const QString usual = hint->property("text").toString();
+    QTRY_VERIFY(input->hasActiveFocus());
+    typeText(window_, "hello");
+    QTest::keyClick(window_, Qt::Key_Return);
+    QCOMPARE(input->property("text").toString(), QString("hello"));
+    QCOMPARE(app_->allConversations()->rowCount(), 0);
+    QVERIFY2(hint->property("text").toString().contains("No model is loaded"), qPrintable(hint->property("text").toString()));
+    input->setProperty("text", QString());
+    QCOMPARE(hint->property("text").toString(), usual);  // until the text changes
 }
 
 void UiTest::loadingKeepsTheViewAndShowsItsPhase() {
@@ -176,6 +216,13 @@ void UiTest::serveSwitchOnTheModelsPage() {
     QTRY_VERIFY_WITH_TIMEOUT(toggle->isVisible(), 5000);
     click(toggle);
     QVERIFY(server->enabled());
+    // On looks on: the track in the accent colour, not the muted grey of a disabled control.
+    QQmlComponent themed(engine_.get());
+    themed.setData("import QtQuick\nimport Folio.Ui\nQtObject { property color accent: Theme.accent }\n", QUrl("qrc:/accent.qml"));
+    std::unique_ptr<QObject> theme(themed.create());
+    QVERIFY2(theme, qPrintable(themed.errorString()));
+    QCOMPARE(toggle->property("indicator").value<QQuickItem*>()->property("color").value<QColor>(),
+             theme->property("accent").value<QColor>());
     QTRY_VERIFY_WITH_TIMEOUT(server->listening(), 20000);
     QVERIFY(server->modelServed());
     QTRY_VERIFY(find("serveStatus")->property("text").toString().startsWith("Serving stories260K"));
@@ -277,6 +324,56 @@ void UiTest::typeSendAndFindInDatabase() {
     // The chat got its title from the prompt and is findable by full-text search.
     QCOMPARE(app_->store()->conversation(c).title, QString("Once upon a time"));
     QVERIFY(!app_->store()->search("dog").isEmpty());
+}
+
+// Keys typed on another page never reach the chat's message box: a draft is in the composer, the
+// person goes to Models, clicks the page's background, types and presses Enter; then types a server
+// address into its field. Nothing is sent, the draft is as it was, and it is there again in Chats.
+void UiTest::keysStayOnTheVisiblePage() {
+    QTest::keyClick(window_, Qt::Key_1, Qt::ControlModifier);
+    const qint64 c = app_->currentConversationId();
+    QVERIFY(c > 0);
+    const int sentBefore = app_->store()->activePath(c).size();
+    QQuickItem* input = find("composerInput");
+    QTRY_VERIFY(input->hasActiveFocus());
+    typeText(window_, "draft");
+    QCOMPARE(input->property("text").toString(), QString("draft"));
+
+    QTest::keyClick(window_, Qt::Key_4, Qt::ControlModifier);
+    QCOMPARE(page(), 3);
+    QQuickItem* models = find("modelsView");
+    QTRY_VERIFY(models->isVisible());
+    // The right end of the page's title row is empty background.
+    QTest::mouseClick(window_, Qt::LeftButton, {}, models->mapToScene(QPointF(models->width() - 4, 20)).toPoint());
+    QVERIFY2(!input->hasActiveFocus(), "the hidden message box still has the keyboard");
+    QSignalSpy generating(app_->messages(), &MessageListModel::generatingChanged);
+    typeText(window_, "hidden send");
+    QTest::keyClick(window_, Qt::Key_Return);
+    QTest::qWait(100);
+    QCOMPARE(generating.count(), 0);
+    QCOMPARE(app_->store()->activePath(c).size(), sentBefore);
+    QCOMPARE(input->property("text").toString(), QString("draft"));
+
+    // A server address typed into its field goes there, and only there.
+    click(find("libraryTabButton"));
+    RemoteConnection* remote = app_->remote();
+    const QString endpointBefore = remote->endpoint();
+    QQuickItem* endpoint = find("remoteEndpointField");
+    click(endpoint);
+    QTRY_VERIFY(endpoint->hasActiveFocus());
+    QTest::keyClick(window_, Qt::Key_A, Qt::ControlModifier);  // typed over what is there
+    typeText(window_, "http://127.0.0.1:9/v1");
+    QTest::keyClick(window_, Qt::Key_Return);
+    QCOMPARE(remote->endpoint(), QString("http://127.0.0.1:9/v1"));
+    QCOMPARE(input->property("text").toString(), QString("draft"));
+    QCOMPARE(app_->store()->activePath(c).size(), sentBefore);
+    remote->setEndpoint(endpointBefore);
+
+    // Back in Chats the draft waits in the message box, which has the keyboard again.
+    QTest::keyClick(window_, Qt::Key_1, Qt::ControlModifier);
+    QTRY_VERIFY(input->hasActiveFocus());
+    QCOMPARE(input->property("text").toString(), QString("draft"));
+    input->setProperty("text", QString());
 }
 
 void UiTest::sideBySideToThreeSessions() {
@@ -427,6 +524,181 @@ void UiTest::openingOrMakingAChatFocusesTheMessageBox() {
     focusElsewhere();
     QTest::keyClick(window_, Qt::Key_1, Qt::ControlModifier);
     QTRY_VERIFY(input->hasActiveFocus());
+}
+
+// Export, Import and "Open model folder…" open their file dialogs. Without a native dialog (as here,
+// and on many desktops) QtQuick.Dialogs shows its own, whose QML imports Qt.labs.folderlistmodel:
+// when that module is missing the dialog cannot be made and reading what was chosen crashed the app.
+void UiTest::everyDialogOpens() {
+    // What the app checks at start (it then turns these menu items off and says what to install).
+    const QString problem = fileDialogProblem(*engine_);
+    QVERIFY2(problem.isEmpty(), qPrintable(problem));
+    QTest::failOnWarning(QRegularExpression("Failed to load non-native"));
+    QTest::keyClick(window_, Qt::Key_1, Qt::ControlModifier);
+    for (const char* name : {"exportDialog", "importDialog", "modelFolderDialog"}) {
+        QObject* dialog = find<QObject>(name);
+        QVERIFY(QMetaObject::invokeMethod(dialog, "open"));
+        QTRY_VERIFY2(dialog->property("visible").toBool(), name);
+        // What a person would have chosen is readable (the crash was here).
+        const char* chosen = QByteArray(name) == "modelFolderDialog" ? "selectedFolder" : "selectedFile";
+        QVERIFY2(dialog->property(chosen).isValid(), name);
+        QVERIFY(QMetaObject::invokeMethod(dialog, "reject"));
+        QTRY_VERIFY2(!dialog->property("visible").toBool(), name);
+    }
+}
+
+// The Library's trash icon and a download's stop button delete data: each asks first, and Cancel in
+// the question deletes nothing. A cancelled download leaves nothing in the Library that looks loadable.
+void UiTest::deletingAModelOrADownloadAsksFirst() {
+    const QString repo = "karpathy/stories260K";
+    QTest::keyClick(window_, Qt::Key_4, Qt::ControlModifier);
+    click(find("libraryTabButton"));
+    LocalModelListModel* local = app_->localModels();
+    auto listed = [&] {
+        for (int i = 0; i < local->rowCount(); ++i)
+            if (local->data(local->index(i), LocalModelListModel::NameRole).toString() == repo) return true;
+        return false;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(listed(), 10000);
+    auto answer = [&](const QString& dialogName, const char* button) {
+        QPointer<QObject> dialog;  // it goes with its row when the row goes
+        QTRY_VERIFY((dialog = findPopup(window_->contentItem(), dialogName)) && dialog->property("opened").toBool());
+        QQuickItem* content = dialog->property("contentItem").value<QQuickItem*>();
+        QVERIFY(content);
+        QQuickItem* b = findItem(content, button);
+        QVERIFY(b);
+        click(b);
+        QTRY_VERIFY(!dialog || !dialog->property("visible").toBool());
+    };
+    QQuickItem* trash = nullptr;
+    QTRY_VERIFY((trash = findItem(window_->contentItem(), "remove_" + repo)) && trash->isVisible());
+    click(trash);
+    answer("confirmRemove_" + repo, "cancelButton");
+    QTest::qWait(200);
+    QVERIFY(listed());
+    click(trash);
+    answer("confirmRemove_" + repo, "confirmButton");
+    QTRY_VERIFY_WITH_TIMEOUT(!listed(), 10000);
+
+    // A download in progress (the Hub stalls its weights again); its stop button.
+    DownloadListModel* downloads = app_->downloads();
+    hub_->set_faults({{repo.toStdString() + "/model.safetensors", {{"kind", "stall"}, {"at", 500000}, {"seconds", 600}, {"times", -1}}}});
+    QCOMPARE(downloads->start(repo), QString());
+    const int stateRole = downloads->roleNames().key("state"), progressRole = downloads->roleNames().key("progress");
+    auto state = [&] { return downloads->data(downloads->index(0), stateRole).toString(); };
+    QTRY_VERIFY_WITH_TIMEOUT(downloads->data(downloads->index(0), progressRole).toDouble() > 0.3, 30000);
+    click(find("downloadTabButton"));
+    QQuickItem* stop = nullptr;
+    QTRY_VERIFY((stop = findItem(window_->contentItem(), "cancel_" + repo)) && stop->isVisible());
+    click(stop);
+    answer("confirmCancel_" + repo, "cancelButton");
+    QTest::qWait(200);
+    QCOMPARE(state(), QString("downloading"));
+
+    // Paused, its snapshot holds the files that finished (config, tokenizer) but not the weights: the
+    // Library lists it, without a Load button.
+    click(findItem(window_->contentItem(), "pause_" + repo));
+    QTRY_COMPARE_WITH_TIMEOUT(state(), QString("paused"), 10000);
+    QSignalSpy scanned(local, &LocalModelListModel::scanned);
+    auto rescan = [&] {  // a fresh listing (one already under way may predate what happened)
+        scanned.clear();
+        local->refresh();
+        return scanned.wait(5000);
+    };
+    QString path;
+    auto pathListed = [&] {
+        for (int i = 0; i < local->rowCount(); ++i)
+            if (local->data(local->index(i), LocalModelListModel::NameRole).toString() == repo)
+                path = local->data(local->index(i), LocalModelListModel::PathRole).toString();
+        return !path.isEmpty();
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(rescan() && pathListed(), 20000);
+    click(find("libraryTabButton"));
+    QQuickItem* load = nullptr;
+    QTRY_VERIFY((load = findItem(window_->contentItem(), "load_" + path)) != nullptr);
+    QTRY_VERIFY(findItem(window_->contentItem(), "remove_" + repo)->isVisible());
+    QVERIFY2(!load->isVisible(), "an unfinished download's snapshot offers Load");
+
+    // Cancelled (asked first), the files that had finished go with it: the Library does not list them.
+    click(find("downloadTabButton"));
+    QTRY_VERIFY((stop = findItem(window_->contentItem(), "cancel_" + repo)) && stop->isVisible());
+    click(stop);
+    answer("confirmCancel_" + repo, "confirmButton");
+    QTRY_COMPARE_WITH_TIMEOUT(state(), QString("cancelled"), 10000);
+    hub_->set_faults({{repo.toStdString() + "/model.safetensors", nullptr}});
+    QTRY_VERIFY_WITH_TIMEOUT(rescan() && !listed(), 20000);
+}
+
+namespace {
+
+// WCAG 2's contrast ratio of two colours (1 to 21; body text wants 4.5).
+double contrast(const QColor& a, const QColor& b) {
+    auto lum = [](const QColor& c) {
+        auto ch = [](double v) { return v <= 0.03928 ? v / 12.92 : std::pow((v + 0.055) / 1.055, 2.4); };
+        return 0.2126 * ch(c.redF()) + 0.7152 * ch(c.greenF()) + 0.0722 * ch(c.blueF());
+    };
+    const double la = lum(a), lb = lum(b);
+    return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
+}
+
+}  // namespace
+
+// "Connect to a server": a typed address counts without Enter ("List models" asks that server), and
+// the chosen entry of an open menu (Weights) is readable.
+void UiTest::typedServerAddressAndReadableMenus() {
+    QTest::keyClick(window_, Qt::Key_4, Qt::ControlModifier);
+    click(find("libraryTabButton"));
+    RemoteConnection* remote = app_->remote();
+    remote->setEndpoint("");
+    QQuickItem* field = find("remoteEndpointField");
+    click(field);
+    QTRY_VERIFY(field->hasActiveFocus());
+    QTest::keyClick(window_, Qt::Key_A, Qt::ControlModifier);
+    typeText(window_, "http://127.0.0.1:9/v1");  // a closed port: the listing fails, saying why
+    QQuickItem* list = find("remoteListModelsButton");
+    QVERIFY(list->isEnabled());
+    click(list);
+    QCOMPARE(remote->endpoint(), QString("http://127.0.0.1:9/v1"));
+    QTRY_VERIFY_WITH_TIMEOUT(!remote->fetching() && !remote->error().isEmpty(), 15000);
+    remote->setEndpoint("");
+
+    QQuickItem* box = find("quantizationBox");
+    click(box);
+    QObject* popup = box->property("popup").value<QObject*>();
+    QVERIFY(popup);
+    QTRY_VERIFY(popup->property("opened").toBool());
+    QQuickItem* chosen = nullptr;
+    std::function<void(QQuickItem*)> visit = [&](QQuickItem* item) {
+        if (item->inherits("QQuickItemDelegate") && item->property("highlighted").toBool()) chosen = item;
+        for (QQuickItem* child : item->childItems()) visit(child);
+    };
+    visit(popup->property("contentItem").value<QQuickItem*>());
+    QVERIFY(chosen);
+    const QColor text = chosen->property("contentItem").value<QQuickItem*>()->property("color").value<QColor>();
+    QQuickItem* background = chosen->property("background").value<QQuickItem*>();
+    const QColor under = background->isVisible() ? background->property("color").value<QColor>()
+                                                 : popup->property("background").value<QQuickItem*>()->property("color").value<QColor>();
+    const double ratio = contrast(text, under);
+    QTest::keyClick(window_, Qt::Key_Escape);
+    QTRY_VERIFY(!popup->property("visible").toBool());
+    QVERIFY2(ratio >= 4.5, qPrintable(QString("the chosen entry: %1 on %2, contrast %3").arg(text.name(), under.name()).arg(ratio)));
+}
+
+// The window opens at the size it was given when the app last ran.
+void UiTest::theWindowSizeIsRemembered() {
+    const QSize before = window_->size();
+    window_->resize(1010, 710);
+    QTRY_COMPARE(app_->windowSize(), QSize(1010, 710));
+    QQmlApplicationEngine again;
+    again.addImportPath(QStringLiteral("qrc:/qt/qml"));  // as setupQml does (the style is set once, already)
+    again.setInitialProperties({{"app", QVariant::fromValue(app_.get())}});
+    again.load(mainQmlUrl());
+    QCOMPARE(again.rootObjects().size(), 1);
+    auto* next = qobject_cast<QQuickWindow*>(again.rootObjects().first());
+    QVERIFY(next);
+    QCOMPARE(next->size(), QSize(1010, 710));
+    next->close();
+    window_->resize(before);
 }
 
 QTEST_MAIN(UiTest)

@@ -12,6 +12,9 @@ Rectangle {
     property bool settingsOpen: false
     signal toggleSettings()
     signal compareRequested()
+    // A missing QML module would make the file dialogs crash: then the items that open them are off
+    // (the error banner says what to install).
+    readonly property bool dialogsWork: app.fileDialogProblem.length === 0
     implicitHeight: 56
     color: "transparent"
 
@@ -53,10 +56,10 @@ Rectangle {
             Menu {
                 id: menu
                 y: parent.height
-                MenuItem { text: qsTr("Export as Markdown…"); enabled: header.app.currentConversationId > 0; onTriggered: { saveDialog.json = false; saveDialog.open() } }
-                MenuItem { text: qsTr("Export as JSON…"); enabled: header.app.currentConversationId > 0; onTriggered: { saveDialog.json = true; saveDialog.open() } }
+                MenuItem { text: qsTr("Export as Markdown…"); enabled: header.dialogsWork && header.app.currentConversationId > 0; onTriggered: { saveDialog.json = false; saveDialog.open() } }
+                MenuItem { text: qsTr("Export as JSON…"); enabled: header.dialogsWork && header.app.currentConversationId > 0; onTriggered: { saveDialog.json = true; saveDialog.open() } }
                 MenuSeparator {}
-                MenuItem { text: qsTr("Import JSON…"); onTriggered: openDialog.open() }
+                MenuItem { text: qsTr("Import JSON…"); enabled: header.dialogsWork; onTriggered: openDialog.open() }
             }
         }
         IconButton {
@@ -71,6 +74,7 @@ Rectangle {
 
     FileDialog {
         id: saveDialog
+        objectName: "exportDialog"
         property bool json: false
         fileMode: FileDialog.SaveFile
         nameFilters: json ? [qsTr("JSON (*.json)")] : [qsTr("Markdown (*.md)")]
@@ -80,6 +84,7 @@ Rectangle {
     }
     FileDialog {
         id: openDialog
+        objectName: "importDialog"
         fileMode: FileDialog.OpenFile
         nameFilters: [qsTr("Folio conversation (*.json)")]
         onAccepted: {

@@ -23,8 +23,18 @@ Rectangle {
     border.width: 1
     border.color: input.activeFocus ? Theme.borderStrong : Theme.border
 
+    // Enter pressed with no model to answer: the hint under the box says so (and stays until a model
+    // is ready or the text changes) instead of nothing happening.
+    property bool noModelNotice: false
+    onReadyChanged: noModelNotice = false
+
     function trySend() {
-        if (composer.generating || !composer.ready || input.text.trim().length === 0) return
+        // Only the message box on screen sends (keys typed on another page are not a prompt).
+        if (!input.visible || composer.generating || input.text.trim().length === 0) return
+        if (!composer.ready) {
+            composer.noModelNotice = true
+            return
+        }
         composer.sendRequested(input.text)
     }
 
@@ -52,6 +62,9 @@ Rectangle {
                     selectedTextColor: Theme.text
                     background: null
                     padding: Theme.s
+                    // Hidden (another page on screen), it takes no keys even if it kept the focus.
+                    readOnly: !visible
+                    onTextChanged: composer.noModelNotice = false
                     Keys.onPressed: (event) => {
                         if ((event.key === Qt.Key_Return || event.key === Qt.Key_Enter) && !(event.modifiers & Qt.ShiftModifier)) {
                             event.accepted = true
@@ -87,9 +100,13 @@ Rectangle {
             id: hint
             Layout.leftMargin: Theme.s
             Layout.bottomMargin: 2
-            text: qsTr("Enter to send · Shift+Enter for a new line")
-            color: Theme.textFaint
-            font.pixelSize: Theme.fontSmall - 1
+            objectName: "composerHint"
+            Layout.fillWidth: true
+            wrapMode: Text.Wrap
+            text: composer.noModelNotice ? qsTr("No model is loaded, so nothing was sent: load one under Models (Ctrl+4), then press Enter again.")
+                                         : qsTr("Enter to send · Shift+Enter for a new line")
+            color: composer.noModelNotice ? Theme.warning : Theme.textFaint
+            font.pixelSize: composer.noModelNotice ? Theme.fontSmall : Theme.fontSmall - 1
         }
     }
 }

@@ -3,7 +3,7 @@ import QtQuick.Controls
 import QtQuick.Layouts
 import Folio.Ui
 
-// A modal question with a destructive confirm button (delete chat).
+// A modal question with a destructive confirm button (delete a chat, a model, a download).
 Dialog {
     id: dialog
     property string message: ""
@@ -37,7 +37,7 @@ Dialog {
         RowLayout {
             Layout.alignment: Qt.AlignRight
             spacing: Theme.s
-            PillButton { text: qsTr("Cancel"); onClicked: dialog.close() }
+            PillButton { objectName: "cancelButton"; text: qsTr("Cancel"); onClicked: dialog.close() }
             PillButton {
                 objectName: "confirmButton"
                 text: dialog.confirmText

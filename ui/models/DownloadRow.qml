@@ -67,7 +67,7 @@ Card {
                 visible: row.running || row.state === "paused" || row.state === "failed"
                 objectName: "cancel_" + row.repo
                 iconName: "stop"; iconSize: 16; tip: qsTr("Cancel and delete the partial data")
-                onClicked: row.cancelRequested()
+                onClicked: confirmCancel.open()
             }
             PillButton {
                 visible: row.state === "done"
@@ -109,5 +109,15 @@ Card {
             wrapMode: Text.Wrap
             Layout.fillWidth: true
         }
+    }
+    // Cancelling deletes what was downloaded (pausing keeps it): asked first.
+    ConfirmDialog {
+        id: confirmCancel
+        objectName: "confirmCancel_" + row.repo
+        title: qsTr("Cancel this download?")
+        message: qsTr("What was downloaded of %1 (%2) will be deleted. Pause instead to finish it later.")
+                 .arg(row.repo).arg(row.bytesText)
+        confirmText: qsTr("Cancel download")
+        onConfirmed: row.cancelRequested()
     }
 }

@@ -4,7 +4,8 @@ import QtQuick.Layouts
 import Folio.Ui
 
 // A local model: its name, facts (family, parameters, format, size), whether it fits and why, what
-// stops Folio from running it, and Load / Remove.
+// stops Folio from running it, and Load / Remove. A model Folio cannot run as it is (an unfinished
+// download's snapshot lacks its weights) has no Load; deleting from the hub cache asks first.
 Card {
     id: row
     required property int index
@@ -17,6 +18,7 @@ Card {
     required property string fitText
     required property string problem
     required property string partialText
+    readonly property bool loadable: problem.length === 0
     property bool current: false
     property bool busy: false
     signal loadRequested()
@@ -63,14 +65,24 @@ Card {
             iconName: "trash"
             iconSize: 16
             tip: row.source === "hub" ? qsTr("Delete from the hub cache") : qsTr("Remove from the list (the folder stays)")
-            onClicked: row.removeRequested()
+            onClicked: row.source === "hub" ? confirmDelete.open() : row.removeRequested()
         }
         PillButton {
             objectName: "load_" + row.path
+            visible: row.loadable
             implicitHeight: 32
             text: row.current ? qsTr("Reload") : qsTr("Load")
             enabled: !row.busy
             onClicked: row.loadRequested()
         }
+    }
+    ConfirmDialog {
+        id: confirmDelete
+        objectName: "confirmRemove_" + row.name
+        title: qsTr("Delete this model?")
+        message: qsTr("%1 (%2) will be deleted from the hub cache; getting it back means downloading it again.")
+                 .arg(row.name).arg(row.facts)
+        confirmText: qsTr("Delete")
+        onConfirmed: row.removeRequested()
     }
 }

@@ -140,7 +140,8 @@ ScrollView {
                         primary: true
                         iconName: "folder"
                         text: qsTr("Open model folder…")
-                        enabled: !tab.loading
+                        // Off when the file dialog cannot be made (a missing QML module; the banner says which).
+                        enabled: !tab.loading && tab.app.fileDialogProblem.length === 0
                         onClicked: folderDialog.open()
                     }
                     TextField {
@@ -210,6 +211,7 @@ ScrollView {
 
     FolderDialog {
         id: folderDialog
+        objectName: "modelFolderDialog"
         title: qsTr("Choose a Hugging Face model folder")
         onAccepted: tab.load(tab.app.library.localPath(selectedFolder))
     }

@@ -56,7 +56,7 @@ Item {
             }
             Item { Layout.fillWidth: true }
             Text { text: qsTr("Backend"); color: Theme.textMuted; font.pixelSize: Theme.fontSmall + 1 }
-            ComboBox {
+            ThemedComboBox {
                 implicitHeight: 32
                 model: ["auto", "cuda", "cpu"]
                 currentIndex: Math.max(0, model.indexOf(view.app.library.backend))
@@ -64,7 +64,7 @@ Item {
             }
             // Applied at the next load: FP8 weights converted at load, and the KV cache's type.
             Text { text: qsTr("Weights"); color: Theme.textMuted; font.pixelSize: Theme.fontSmall + 1 }
-            ComboBox {
+            ThemedComboBox {
                 objectName: "quantizationBox"
                 implicitHeight: 32
                 model: ["none", "fp8"]
@@ -72,7 +72,7 @@ Item {
                 onActivated: view.app.library.quantization = currentText
             }
             Text { text: qsTr("KV cache"); color: Theme.textMuted; font.pixelSize: Theme.fontSmall + 1 }
-            ComboBox {
+            ThemedComboBox {
                 objectName: "kvCacheDtypeBox"
                 implicitHeight: 32
                 model: ["auto", "fp8", "fp8_e5m2"]

@@ -20,6 +20,12 @@ Card {
         padding: Theme.s + 2
         background: Rectangle { radius: Theme.radius; color: Theme.surface; border.color: f.activeFocus ? Theme.accent : Theme.border }
     }
+    // What is typed counts at once: the buttons take the field's text, Enter or leaving it not needed.
+    function takeEndpoint() {
+        const typed = endpointField.text.trim()
+        if (typed !== card.remote.endpoint) card.remote.endpoint = typed
+    }
+    readonly property bool hasEndpoint: endpointField.text.trim().length > 0
     ColumnLayout {
         id: col
         anchors.fill: parent
@@ -27,6 +33,7 @@ Card {
         spacing: Theme.s
         Text { text: qsTr("Connect to a server"); color: Theme.text; font.pixelSize: Theme.fontBody; font.weight: Font.DemiBold }
         Field {
+            id: endpointField
             objectName: "remoteEndpointField"
             text: card.remote.endpoint
             placeholderText: qsTr("http://127.0.0.1:8000/v1 — any OpenAI-compatible server")
@@ -51,7 +58,7 @@ Card {
         RowLayout {
             Layout.fillWidth: true
             spacing: Theme.s
-            ComboBox {
+            ThemedComboBox {
                 objectName: "remoteModelBox"
                 Layout.fillWidth: true
                 implicitHeight: 32
@@ -61,15 +68,16 @@ Card {
             }
             PillButton {
                 text: card.remote.fetching ? qsTr("Asking…") : qsTr("List models")
-                enabled: !card.remote.fetching && card.remote.endpoint.length > 0
-                onClicked: card.remote.fetchModels()
+                objectName: "remoteListModelsButton"
+                enabled: !card.remote.fetching && card.hasEndpoint
+                onClicked: { card.takeEndpoint(); card.remote.fetchModels() }
             }
             PillButton {
                 objectName: "remoteConnectButton"
                 primary: true
                 text: qsTr("Connect")
-                enabled: card.remote.endpoint.length > 0 && card.engine.state !== EngineBridge.Loading
-                onClicked: card.remote.connectToServer()
+                enabled: card.hasEndpoint && card.engine.state !== EngineBridge.Loading
+                onClicked: { card.takeEndpoint(); card.remote.connectToServer() }
             }
         }
         Text {

@@ -30,7 +30,7 @@ Card {
                 textFromValue: function(v) { return String(v) }  // no thousands separator
                 onValueModified: card.server.port = value
             }
-            Switch {
+            ThemedSwitch {
                 objectName: "serveSwitch"
                 checked: card.server.enabled
                 onToggled: card.server.enabled = checked

@@ -141,6 +141,16 @@ void AppController::setThemeMode(const QString& mode) {
     emit themeModeChanged();
 }
 
+QSize AppController::windowSize() const {
+    return QSettings(QDir(options_.dataDir).filePath("settings.ini"), QSettings::IniFormat).value("ui/windowSize").toSize();
+}
+
+void AppController::setWindowSize(const QSize& size) {
+    if (!size.isValid() || size == windowSize()) return;
+    QSettings(QDir(options_.dataDir).filePath("settings.ini"), QSettings::IniFormat).setValue("ui/windowSize", size);
+    emit windowSizeChanged();
+}
+
 qint64 AppController::newChat() {
     const qint64 id = actions_->newConversation();
     setCurrentConversationId(id);

@@ -3,6 +3,7 @@
 // hub, the list models, the monitor, side-by-side and the model library. QML receives it as the
 // root's required property `app` (no context properties, no globals).
 #include <QObject>
+#include <QSize>
 #include <memory>
 #include <QtQml/qqmlregistration.h>
 
@@ -63,7 +64,14 @@ class AppController : public QObject {
     Q_PROPERTY(int generatingCount READ generatingCount NOTIFY generatingCountChanged)
     Q_PROPERTY(QString dataDir READ dataDir CONSTANT)
     Q_PROPERTY(QString storeNotice READ storeNotice NOTIFY storeNoticeChanged)
+    // start() loads a model (--model, or the one of the last run): the window opens on the chat.
+    Q_PROPERTY(bool modelAtStart READ modelAtStart CONSTANT)
+    // Why the file dialogs cannot open ("" when they can): Export, Import and Open folder stay off.
+    Q_PROPERTY(QString fileDialogProblem READ fileDialogProblem NOTIFY fileDialogProblemChanged)
     Q_PROPERTY(QString themeMode READ themeMode WRITE setThemeMode NOTIFY themeModeChanged)
+    // The window's size when it was last resized (invalid before the first time): the next start
+    // opens at it.
+    Q_PROPERTY(QSize windowSize READ windowSize WRITE setWindowSize NOTIFY windowSizeChanged)
 public:
     AppController(const AppOptions& options, LogModel* log, QObject* parent = nullptr);
     ~AppController() override;
@@ -100,8 +108,16 @@ public:
     int generatingCount() const;
     QString dataDir() const { return options_.dataDir; }
     QString storeNotice() const { return storeNotice_; }
+    QString fileDialogProblem() const { return fileDialogProblem_; }
+    void setFileDialogProblem(const QString& problem) {
+        fileDialogProblem_ = problem;
+        emit fileDialogProblemChanged();
+    }
+    bool modelAtStart() const { return !options_.model.isEmpty() || !library_->lastModel().isEmpty(); }
     QString themeMode() const;
     void setThemeMode(const QString& mode);
+    QSize windowSize() const;
+    void setWindowSize(const QSize& size);
 
     // A new chat that becomes the current one.
     Q_INVOKABLE qint64 newChat();
@@ -116,11 +132,14 @@ signals:
     void generatingCountChanged();
     void storeNoticeChanged();
     void themeModeChanged();
+    void windowSizeChanged();
+    void fileDialogProblemChanged();
 
 private:
     AppOptions options_;
     LogModel* log_;
     QString storeNotice_;
+    QString fileDialogProblem_;
     qint64 currentConversationId_ = 0;
     std::unique_ptr<ChatStore> store_;
     std::unique_ptr<ReplyJournal> journal_;

@@ -56,6 +56,8 @@ int main(int argc, char** argv) {
     folio::app::OfflineNetworkFactory offline;
     engine.setNetworkAccessManagerFactory(&offline);
     folio::app::setupQml(engine);
+    controller.setFileDialogProblem(folio::app::fileDialogProblem(engine));
+    if (!controller.fileDialogProblem().isEmpty()) spdlog::error("{}", controller.fileDialogProblem().toStdString());
     engine.setInitialProperties({{"app", QVariant::fromValue(&controller)}});
     engine.load(folio::app::mainQmlUrl());
     if (engine.rootObjects().isEmpty()) {

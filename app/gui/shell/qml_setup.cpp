@@ -3,6 +3,7 @@
 #include <QFont>
 #include <QFontDatabase>
 #include <QGuiApplication>
+#include <QQmlComponent>
 #include <QQmlEngine>
 #include <QQuickStyle>
 #include <QtQml/QQmlExtensionPlugin>
@@ -28,5 +29,13 @@ void setupQml(QQmlEngine& engine) {
 }
 
 QUrl mainQmlUrl() { return QUrl(QStringLiteral("qrc:/qt/qml/Folio/Ui/Main.qml")); }
+
+QString fileDialogProblem(QQmlEngine& engine) {
+    QQmlComponent probe(&engine);
+    probe.setData("import QtQml\nimport Qt.labs.folderlistmodel\nQtObject {}\n", QUrl(QStringLiteral("qrc:/folio/file-dialog-probe.qml")));
+    if (probe.isReady()) return {};
+    return QStringLiteral("Export, Import and \u201cOpen model folder\u2026\u201d need the QML module Qt.labs.folderlistmodel, "
+                          "which is not installed (on Debian or Ubuntu: sudo apt install qml6-module-qt-labs-folderlistmodel)");
+}
 
 }  // namespace folio::app

@@ -8,18 +8,19 @@
 namespace folio::bench {
 
 nlohmann::json run_compare_suite(const Workload& workload, int rounds, const RunInfo& base_info,
-                                 const std::function<std::unique_ptr<SyncEngine>(const CompareConfig&)>& make_core,
+                                 const std::function<EnginePtr(const CompareConfig&)>& make_engine,
                                  const std::vector<CompareConfig>& configs) {
     std::vector<std::vector<nlohmann::json>> runs(configs.size());
     for (int r = 0; r < rounds; ++r) {
         for (size_t c = 0; c < configs.size(); ++c) {
-            auto core = make_core(configs[c]);
+            const std::unique_ptr<Engine> engine = make_engine(configs[c]);
             RunInfo info = base_info;
             info.batching = configs[c].batching == BatchingMode::Static ? "static" : "continuous";
             info.prefix_caching = configs[c].prefix_caching;
             info.concurrency = configs[c].concurrency;
-            info.kv_blocks = core->num_kv_blocks();
-            runs[c].push_back(summarize(run_workload(*core, workload, configs[c].concurrency), info));
+            info.kv_blocks = engine->stats().kv.blocks_total;
+            const RunResult run = run_workload(*engine, workload, configs[c].concurrency, [&] { engine->set_input_closed(true); });
+            runs[c].push_back(summarize(run, info));
         }
     }
     nlohmann::json out;

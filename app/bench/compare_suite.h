@@ -9,9 +9,11 @@
 
 #include "app/bench/bench_report.h"
 #include "app/bench/workload.h"
-#include "engine/frontdoor/sync_engine.h"
+#include "engine/frontdoor/engine.h"
 
 namespace folio::bench {
+
+using EnginePtr = std::unique_ptr<Engine>;
 
 struct CompareConfig {
     std::string name;
@@ -20,9 +22,9 @@ struct CompareConfig {
     int concurrency = 0;
 };
 
-// `make_core(config)` builds a fresh engine for one configuration.
+// `make_engine(config)` builds a fresh engine for one configuration.
 nlohmann::json run_compare_suite(const Workload& workload, int rounds, const RunInfo& base_info,
-                                 const std::function<std::unique_ptr<SyncEngine>(const CompareConfig&)>& make_core,
+                                 const std::function<EnginePtr(const CompareConfig&)>& make_engine,
                                  const std::vector<CompareConfig>& configs);
 std::string format_compare_suite(const nlohmann::json& result);
 

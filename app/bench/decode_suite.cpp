@@ -66,7 +66,7 @@ double median(std::vector<double> v) { return percentile(std::move(v), 50); }
 }  // namespace
 
 nlohmann::json run_decode_suite(const Model& model,
-                                const std::function<std::unique_ptr<SyncEngine>(int64_t, int, int)>& make_core,
+                                const std::function<SyncEnginePtr(int64_t, int, int)>& make_core,
                                 const DecodeSuiteOptions& o) {
     if (o.rounds < 1) throw Error("--rounds must be at least 1");
     if (o.prefill_len > model.context_length() || o.prompt_len + o.decode_tokens > model.context_length())

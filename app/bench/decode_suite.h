@@ -13,6 +13,8 @@
 
 namespace folio::bench {
 
+using SyncEnginePtr = std::unique_ptr<SyncEngine>;
+
 struct DecodeSuiteOptions {
     int rounds = 3;
     std::vector<int> streams{1, 4, 16};
@@ -26,7 +28,7 @@ struct DecodeSuiteOptions {
 
 // `make_core(num_kv_blocks, max_seqs, max_batched_tokens)` builds a fresh engine (prefix caching off).
 nlohmann::json run_decode_suite(const Model& model,
-                                const std::function<std::unique_ptr<SyncEngine>(int64_t, int, int)>& make_core,
+                                const std::function<SyncEnginePtr(int64_t, int, int)>& make_core,
                                 const DecodeSuiteOptions& options);
 std::string format_decode_suite(const nlohmann::json& result);
 

@@ -11,6 +11,7 @@
 #include "app/bench/report_text.h"
 #include "app/bench/step_clock.h"
 #include "engine/core/error.h"
+#include "engine/client/make_engine.h"
 #include "engine/frontdoor/engine.h"
 #include "engine/frontdoor/prompt_builder.h"
 #include "engine/model/model.h"
@@ -113,12 +114,15 @@ struct RoundResult {
 };
 
 RoundResult run_once(const std::shared_ptr<const Model>& model, EngineOptions o, bool on_step_thread, const Request& history,
-                     const std::function<std::unique_ptr<Backend>(const EngineOptions&)>& make_backend,
                      const FrontDoorSuiteOptions& opt, std::mt19937_64& rng) {
     o.input_on_step_thread = on_step_thread;
-    auto clock = std::make_unique<StepClock>(make_backend(o));
-    StepClock* steps = clock.get();
-    Engine engine(model, std::move(clock), o);
+    StepClock* steps = nullptr;
+    const std::unique_ptr<Engine> owned = make_local_engine(model, o, [&](std::unique_ptr<Backend> backend) {
+        auto clock = std::make_unique<StepClock>(std::move(backend));
+        steps = clock.get();
+        return std::unique_ptr<Backend>(std::move(clock));
+    });
+    Engine& engine = *owned;
     // Every request's events to one queue, read by pump.
     auto events = std::make_shared<EventQueue>();
     const EventSink sink = EventQueue::sink_of(events);
@@ -187,7 +191,6 @@ RoundResult run_once(const std::shared_ptr<const Model>& model, EngineOptions o,
 }  // namespace
 
 nlohmann::json run_front_door_suite(const std::shared_ptr<const Model>& model, const EngineOptions& engine,
-                                    const std::function<std::unique_ptr<Backend>(const EngineOptions&)>& make_backend,
                                     const FrontDoorSuiteOptions& opt) {
     if (opt.rounds < 1 || opt.streams < 1 || opt.history_tokens < 1 || opt.window_s <= 0)
         throw Error("--rounds, --streams, --history-tokens and the window must be positive");
@@ -211,7 +214,7 @@ nlohmann::json run_front_door_suite(const std::shared_ptr<const Model>& model, c
     std::vector<double> intervals[2][3], input_ms[2];
     for (int round = 0; round < opt.rounds; ++round) {
         for (int mode = 0; mode < 2; ++mode) {
-            const RoundResult r = run_once(model, o, mode == 1, history, make_backend, opt, rng);
+            const RoundResult r = run_once(model, o, mode == 1, history, opt, rng);
             for (int w = 0; w < 3; ++w) intervals[mode][w].insert(intervals[mode][w].end(), r.intervals[w].begin(), r.intervals[w].end());
             input_ms[mode].push_back(r.input_ms);
         }

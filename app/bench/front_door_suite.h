@@ -33,9 +33,8 @@ struct FrontDoorSuiteOptions {
     uint64_t seed = 1;
 };
 
-// `make_backend(options)` builds the backend for one engine.
+// Each engine runs on the backend `engine` picks (make_local_engine), timed step by step.
 nlohmann::json run_front_door_suite(const std::shared_ptr<const Model>& model, const EngineOptions& engine,
-                                    const std::function<std::unique_ptr<Backend>(const EngineOptions&)>& make_backend,
                                     const FrontDoorSuiteOptions& options);
 std::string format_front_door_suite(const nlohmann::json& result);
 

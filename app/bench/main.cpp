@@ -15,12 +15,12 @@
 #include "app/bench/compare_suite.h"
 #include "app/bench/decode_suite.h"
 #include "app/bench/front_door_suite.h"
-#include "app/bench/remote_runner.h"
 #include "app/bench/workload.h"
 #include "app/bench/workload_runner.h"
 #include "app/cli/cli_args.h"
 #include "app/cli/command_line.h"
 #include "engine/backends/backend_factory.h"
+#include "engine/client/make_engine.h"
 #include "engine/core/error.h"
 #include "engine/model/model.h"
 #include "engine/frontdoor/sync_engine.h"
@@ -133,21 +133,21 @@ int run_remote(const cli::Args& args, bool json, uint64_t seed) {
             if (vocab_size < 4) throw UsageError("a synthetic workload for --backend remote needs --model DIR (the server's model, for its vocabulary) or --vocab-size N");
         }
     }
-    remote::RemoteOptions o;
+    RemoteEngineSpec o;
     o.endpoint = args.require("endpoint");
     o.api_key = args.get_or("api-key", "");
     o.model = args.get_or("remote-model", "");
-    remote::RemoteEngine engine(o);
+    const std::unique_ptr<EngineClient> engine = make_engine(EngineSpec{o});
     const Workload workload = workload_from_args(args, seed, vocab_size, bos_id);
     RunInfo info;
-    info.model = engine.model();
+    info.model = engine->model_info().name;
     info.backend = "remote";
-    info.device = engine.base_url();
+    info.device = engine->model_info().device;
     info.workload = workload.description;
     info.concurrency = concurrency;
     info.rate = rate;
     info.remote = true;
-    const RunResult result = run_remote_workload(engine, workload, concurrency);
+    const RunResult result = run_workload(*engine, workload, concurrency);
     const nlohmann::json summary = summarize(result, info);
     std::fputs(json ? (summary.dump() + "\n").c_str() : format_table(summary).c_str(), stdout);
     int failed = 0;
@@ -225,9 +225,8 @@ int run(int argc, char** argv) {
     std::shared_ptr<const Model> model = std::move(loaded);
     const LoadReport load_report{model->load_stats.seconds, model->load_stats.quantize_seconds, model->load_stats.peak_rss_bytes};
 
-    auto make_core = [&](const EngineOptions& o) {
-        return std::make_unique<SyncEngine>(model, make_backend(*model, backend_options_for(o)), o);
-    };
+    // The decode suite steps an engine itself; the workloads drive the threaded one as any front end.
+    auto make_core = [&](const EngineOptions& o) { return make_sync_engine(model, o); };
 
     if (suite == "decode") {
         DecodeSuiteOptions o;
@@ -267,8 +266,7 @@ int run(int argc, char** argv) {
         o.rounds = args.get_int("rounds", 1);
         o.window_s = args.get_double("window-s", 1.0);
         o.seed = seed + 1;
-        const nlohmann::json result = run_front_door_suite(
-            model, engine, [&](const EngineOptions& e) { return make_backend(*model, backend_options_for(e)); }, o);
+        const nlohmann::json result = run_front_door_suite(model, engine, o);
         std::fputs(json ? (result.dump() + "\n").c_str() : format_front_door_suite(result).c_str(), stdout);
         return 0;
     }
@@ -290,31 +288,32 @@ int run(int argc, char** argv) {
             {"static (batch " + std::to_string(engine.static_batch_size) + ")", BatchingMode::Static, true, concurrency},
             {"single stream", BatchingMode::Continuous, true, 1},
         };
-        auto probe = make_core(engine);
-        info.backend = probe->backend().name();
-        info.device = probe->backend().device_name();
+        auto probe = make_local_engine(model, engine);
+        info.backend = probe->model_info().backend;
+        info.device = probe->model_info().device;
         probe.reset();
         const nlohmann::json result = run_compare_suite(workload, args.get_int("rounds", 1), info,
                                                         [&](const CompareConfig& c) {
                                                             EngineOptions e = engine;
                                                             e.batching = c.batching;
                                                             e.enable_prefix_caching = c.prefix_caching;
-                                                            return make_core(e);
+                                                            return make_local_engine(model, e);
                                                         },
                                                         configs);
         std::fputs(json ? (result.dump() + "\n").c_str() : format_compare_suite(result).c_str(), stdout);
         return 0;
     }
 
-    auto core = make_core(engine);
-    info.backend = core->backend().name();
-    info.device = core->backend().device_name();
+    const std::unique_ptr<Engine> local = make_local_engine(model, engine);
+    const EngineStats first = local->stats();
+    info.backend = local->model_info().backend;
+    info.device = local->model_info().device;
     info.batching = batching;
     info.prefix_caching = engine.enable_prefix_caching;
-    info.kv_blocks = core->num_kv_blocks();
-    info.kv_cache_dtype = core->stats().kv_cache_dtype;
-    info.kv_bytes_per_block = core->stats().kv_bytes_per_block;
-    const RunResult result = run_workload(*core, workload, concurrency);
+    info.kv_blocks = first.kv.blocks_total;
+    info.kv_cache_dtype = first.kv_cache_dtype;
+    info.kv_bytes_per_block = first.kv_bytes_per_block;
+    const RunResult result = run_workload(*local, workload, concurrency, [&] { local->set_input_closed(true); });
     if (auto path = args.get("dump-outputs")) write_outputs(result, *path);
     nlohmann::json summary = summarize(result, info);
     add_load_report(summary, load_report);

@@ -2,65 +2,85 @@
 
 #include <algorithm>
 #include <chrono>
-#include <thread>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
 #include <unordered_map>
 
 namespace folio::bench {
 
-RunResult run_workload(SyncEngine& core, const Workload& workload, int concurrency) {
-    using Clock = std::chrono::steady_clock;
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Events stamped on arrival at the sink (the engine's thread), for the runner's thread to read.
+class StampedEvents {
+public:
+    explicit StampedEvents(Clock::time_point start) : start_(start) {}
+    void push(const Event& e) {
+        const double t = std::chrono::duration<double>(Clock::now() - start_).count();
+        {
+            std::lock_guard lock(mutex_);
+            events_.push_back({t, e});
+        }
+        cv_.notify_one();
+    }
+    std::deque<std::pair<double, Event>> wait(std::chrono::duration<double> timeout) {
+        std::unique_lock lock(mutex_);
+        cv_.wait_for(lock, timeout, [&] { return !events_.empty(); });
+        return std::exchange(events_, {});
+    }
+
+private:
+    const Clock::time_point start_;
+    std::mutex mutex_;
+    std::condition_variable cv_;
+    std::deque<std::pair<double, Event>> events_;
+};
+
+}  // namespace
+
+RunResult run_workload(EngineClient& engine, const Workload& workload, int concurrency, const std::function<void()>& close_input) {
     const size_t n = workload.requests.size();
     RunResult out;
     out.records.resize(n);
     std::unordered_map<RequestId, size_t> index_of;
+    const EngineStats before = engine.stats();
     const Clock::time_point start = Clock::now();
     auto since_start = [&] { return std::chrono::duration<double>(Clock::now() - start).count(); };
+    auto events = std::make_shared<StampedEvents>(start);
+    const EventSink sink = [events](const Event& e) { events->push(e); };
     size_t next = 0, done = 0;
     int in_flight = 0;
     bool closed = false;
-    int64_t batch_seqs_sum = 0, slots_allocated = 0, slots_filled = 0;
     double first_submit = -1;
-    int64_t steps_seen = 0;
 
     while (done < n) {
-        const double now = since_start();
-        while (next < n && workload.requests[next].arrival_s <= now && (concurrency <= 0 || in_flight < concurrency)) {
+        while (next < n && workload.requests[next].arrival_s <= since_start() && (concurrency <= 0 || in_flight < concurrency)) {
             RequestRecord& r = out.records[next];
             r.index = next;
             r.submit_s = since_start();
             if (first_submit < 0) first_submit = r.submit_s;
-            index_of[core.add(workload.requests[next].request)] = next;
+            index_of[engine.submit(workload.requests[next].request, sink)] = next;
             ++next;
             ++in_flight;
         }
         if (next == n && !closed) {
-            core.set_input_closed(true);  // static batching may start a smaller last batch
+            if (close_input) close_input();
             closed = true;
         }
-        bool can_step = core.has_pending_events() || (core.has_unfinished() && !core.stalled());
-        if (!can_step && concurrency > 0 && in_flight >= concurrency && !closed) {
-            // Static batching waits for more requests than the concurrency lets in: let it start.
-            core.set_input_closed(true);
-            closed = true;
-            can_step = true;
-        }
-        if (!can_step) {
-            // Nothing to run until the next arrival.
-            if (next < n) {
-                const double wait = workload.requests[next].arrival_s - since_start();
-                if (wait > 0) std::this_thread::sleep_for(std::chrono::duration<double>(wait));
-            }
-            continue;
-        }
-        std::vector<Event> events = core.step();
-        const double t = since_start();
-        for (Event& e : events) {
+        // Wake for the next arrival at the latest; the events carry the time they reached the sink.
+        double wait_s = 0.05;
+        if (next < n && (concurrency <= 0 || in_flight < concurrency))
+            wait_s = std::clamp(workload.requests[next].arrival_s - since_start(), 0.0, 0.05);
+        for (auto& [t, e] : events->wait(std::chrono::duration<double>(wait_s))) {
             const auto it = index_of.find(e.id);
             if (it == index_of.end()) continue;
             RequestRecord& r = out.records[it->second];
             if (e.kind == Event::Kind::Token) {
-                if (r.ids.empty()) r.first_token_s = t;
-                r.ids.push_back(e.token);
+                if (r.token_s.empty()) r.first_token_s = t;
+                if (e.token >= 0) r.ids.push_back(e.token);
                 r.token_s.push_back(t);
                 continue;
             }
@@ -68,25 +88,23 @@ RunResult run_workload(SyncEngine& core, const Workload& workload, int concurren
             r.reason = e.reason;
             r.timings = e.timings;
             r.prompt_ids = std::move(e.prompt_ids);
-            r.output_tokens = int(r.ids.size());
-            r.prompt_tokens = int(r.prompt_ids.size());
+            // Local: the tokens seen; remote: the server's usage (its chunks are not tokens).
+            r.output_tokens = r.ids.empty() ? e.timings.generated_tokens : int(r.ids.size());
+            r.prompt_tokens = r.prompt_ids.empty() ? e.timings.prompt_tokens : int(r.prompt_ids.size());
             if (e.kind == Event::Kind::Error) r.error = e.message.empty() ? "error" : e.message;
             ++done;
             --in_flight;
         }
-        if (core.steps() > steps_seen) {
-            steps_seen = core.steps();
-            const KvCounters k = core.scheduler().kv().counters();
-            batch_seqs_sum += core.last_batch_seqs();
-            slots_allocated += k.slots_allocated;
-            slots_filled += k.slots_filled;
-            out.peak_blocks_used = std::max(out.peak_blocks_used, k.blocks_used);
-        }
     }
-    out.final_stats = core.stats();
-    out.steps = out.final_stats.steps;
-    out.mean_batch_seqs = out.steps ? double(batch_seqs_sum) / double(out.steps) : 0;
-    out.kv_fragmentation = slots_allocated ? double(slots_allocated - slots_filled) / double(slots_allocated) : 0;
+    // Every event counted in a snapshot has been delivered; the last end's snapshot counts the run.
+    out.final_stats = engine.stats();
+    const EngineStats& after = out.final_stats;
+    out.steps = after.steps - before.steps;
+    out.mean_batch_seqs = out.steps ? double(after.batched_seqs_total - before.batched_seqs_total) / double(out.steps) : 0;
+    out.peak_blocks_used = after.peak_blocks_used;
+    const int64_t allocated = after.kv_slots_allocated_total - before.kv_slots_allocated_total;
+    const int64_t filled = after.kv_slots_filled_total - before.kv_slots_filled_total;
+    out.kv_fragmentation = allocated ? double(allocated - filled) / double(allocated) : 0;
     double last_end = 0;
     for (const auto& r : out.records) last_end = std::max(last_end, r.end_s);
     out.duration_s = last_end - std::max(0.0, first_submit);

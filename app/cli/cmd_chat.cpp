@@ -10,7 +10,6 @@
 #include "app/cli/command_line.h"
 #include "app/cli/commands.h"
 #include "app/cli/engine_setup.h"
-#include "app/cli/reply_engine.h"
 #include "engine/core/error.h"
 
 namespace folio::cli {
@@ -43,8 +42,9 @@ int run(int argc, char** argv, int first) {
     args.expect_no_positional();
     if (args.get_int("max-tokens", 1024) <= 0) throw UsageError("--max-tokens must be positive");
     if (!is_remote(args)) backend_from_args(args);  // a bad --backend is reported before the model loads
-    auto engine = make_reply_engine(args, true);
-    const SamplingParams sampling = engine->sampling;
+    OpenedEngine opened = open_engine(args, true);
+    EngineClient& engine = *opened.client;
+    const SamplingParams sampling = opened.sampling;
     const int max_tokens = args.get_int("max-tokens", 1024);
     std::string system = args.get_or("system", "");
     std::vector<ChatMessage> history;
@@ -52,7 +52,7 @@ int run(int argc, char** argv, int first) {
     std::signal(SIGINT, on_sigint);
 
     std::fprintf(stderr, "folio chat with %s on %s. /reset, /system TEXT, /exit; Ctrl-C stops a reply.\n",
-                 engine->model_name().c_str(), engine->backend().c_str());
+                 model_display_name(engine.model_info()).c_str(), engine.describe().c_str());
     for (;;) {
         if (tty) std::fprintf(stderr, "\n> ");
         std::string line;
@@ -76,15 +76,16 @@ int run(int argc, char** argv, int first) {
         req.sampling = sampling;
         req.stop.max_tokens = max_tokens;
         g_interrupted = false;
-        const RequestId id = engine->submit(req);
+        auto events = std::make_shared<EventQueue>();  // this reply's
+        const RequestId id = engine.submit(req, EventQueue::sink_of(events));
         std::string reply;
         bool done = false, cancelled = false;
         while (!done) {
             if (g_interrupted.exchange(false) && !cancelled) {
-                engine->cancel(id);
+                engine.cancel(id);
                 cancelled = true;
             }
-            for (const Event& ev : engine->wait_events(std::chrono::milliseconds(50))) {
+            for (const Event& ev : events->wait(std::chrono::milliseconds(50))) {
                 if (ev.id != id) continue;
                 if (ev.kind == Event::Kind::Token) {
                     reply += ev.text;

@@ -6,7 +6,6 @@
 #include "app/cli/command_line.h"
 #include "app/cli/commands.h"
 #include "app/cli/engine_setup.h"
-#include "app/cli/reply_engine.h"
 #include "engine/core/error.h"
 
 namespace folio::cli {
@@ -46,7 +45,8 @@ int run(int argc, char** argv, int first) {
     if (!is_remote(args)) backend_from_args(args);  // a bad --backend is reported before the model loads
     const bool json_out = args.has("json");
 
-    auto engine = make_reply_engine(args, !json_out);
+    OpenedEngine opened = open_engine(args, !json_out);
+    EngineClient& engine = *opened.client;
     Request req;
     if (args.has("raw")) {
         req.prompt_text = prompt;  // "" is a prompt too: BOS alone, as transformers and llama.cpp do
@@ -54,17 +54,18 @@ int run(int argc, char** argv, int first) {
         if (auto sys = args.get("system")) req.messages.push_back({"system", *sys});
         req.messages.push_back({"user", prompt});
     }
-    req.sampling = engine->sampling;
+    req.sampling = opened.sampling;
     req.stop.max_tokens = max_tokens;
     req.stop.ignore_eos = args.has("ignore-eos");
     if (auto stop = args.get("stop")) req.stop.stop_strings.push_back(*stop);
 
     const auto t0 = std::chrono::steady_clock::now();
-    const RequestId id = engine->submit(req);
+    auto events = std::make_shared<EventQueue>();
+    const RequestId id = engine.submit(req, EventQueue::sink_of(events));
     std::vector<int32_t> ids;
     std::string text;
     for (;;) {
-        for (const Event& ev : engine->wait_events(std::chrono::milliseconds(200))) {
+        for (const Event& ev : events->wait(std::chrono::milliseconds(200))) {
             if (ev.id != id) continue;
             if (ev.kind == Event::Kind::Token) {
                 if (ev.token >= 0) ids.push_back(ev.token);  // a remote engine sends text only
@@ -97,7 +98,7 @@ int run(int argc, char** argv, int first) {
                                 {"prefill_tok_s", ev.timings.prefill_tok_s},
                                 {"decode_tok_s", ev.timings.decode_tok_s},
                                 {"total_ms", total_ms}};
-                j["backend"] = engine->backend();
+                j["backend"] = engine.describe();
                 std::puts(j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
             } else {
                 std::fprintf(stderr, "\n[%s; %d prompt + %d generated tokens; prefill %.1f tok/s, decode %.1f tok/s]\n",

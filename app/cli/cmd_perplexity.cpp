@@ -18,7 +18,7 @@
 #include "app/cli/commands.h"
 #include "app/cli/engine_setup.h"
 #include "engine/backend/backend.h"
-#include "engine/backends/backend_factory.h"
+#include "engine/client/make_engine.h"
 #include "engine/core/error.h"
 #include "engine/eval/logprob_file.h"
 #include "engine/eval/perplexity.h"
@@ -104,7 +104,7 @@ int run(int argc, char** argv, int first) {
     auto model = load_model_from_args(args, !json_out);
     const std::vector<int> ids = model->tokenizer->encode(text);
     const std::vector<int32_t> tokens(ids.begin(), ids.end());
-    auto backend = make_backend(*model, eo.backend);
+    auto backend = make_model_backend(*model, eo.backend);
 
     PerplexityOptions po;
     po.ctx = ctx;

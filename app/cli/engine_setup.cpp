@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "app/cli/command_line.h"
+#include "engine/client/make_engine.h"
 #include "engine/core/error.h"
 
 namespace folio::cli {
@@ -141,6 +142,44 @@ SamplingParams sampling_from_args(const Args& args, const GenerationDefaults& g)
     if (s.min_p < 0 || s.min_p > 1) throw UsageError("--min-p must be in [0, 1]");
     if (s.repetition_penalty <= 0) throw UsageError("--repetition-penalty must be > 0");
     return s;
+}
+
+std::set<std::string> remote_options() { return {"endpoint", "api-key", "remote-model"}; }
+
+const char* remote_options_usage() {
+    return "remote (instead of --model):\n"
+           "  --backend remote --endpoint URL [--api-key KEY] [--remote-model NAME]\n"
+           "                           an OpenAI-compatible server (folio-server, vLLM, llama.cpp) runs the model\n";
+}
+
+bool is_remote(const Args& args) { return args.get_or("backend", "") == "remote"; }
+
+OpenedEngine open_engine(const Args& args, bool show_progress) {
+    OpenedEngine opened;
+    if (!is_remote(args)) {
+        for (const char* flag : {"endpoint", "api-key", "remote-model"})
+            if (args.has(flag)) throw UsageError(std::string("--") + flag + " is for --backend remote");
+        // Loaded here rather than by make_engine: the sampling falls back to its generation_config.json.
+        auto model = load_model_from_args(args, show_progress);
+        opened.sampling = sampling_from_args(args, *model);
+        opened.client = make_local_engine(std::move(model), engine_options_from_args(args));
+        return opened;
+    }
+    for (const char* flag : {"model", "threads", "tokenizer", "kv-cache-mb", "weights-seed", "cpu-activations"})
+        if (args.has(flag))
+            throw UsageError(std::string("--") + flag + " sets up a local model; with --backend remote the server runs the model (name it with --remote-model)");
+    RemoteEngineSpec spec;
+    spec.endpoint = args.require("endpoint");
+    spec.api_key = args.get_or("api-key", "");
+    spec.model = args.get_or("remote-model", "");
+    // Checked before the server is asked anything.
+    opened.sampling = sampling_from_args(args, GenerationDefaults{});  // no local generation_config.json: the flags, else greedy
+    opened.client = make_engine(EngineSpec{std::move(spec)});
+    return opened;
+}
+
+std::string model_display_name(const EngineModelInfo& info) {
+    return info.remote ? info.name : info.name + " (" + info.quantization + ")";
 }
 
 }  // namespace folio::cli

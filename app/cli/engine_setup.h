@@ -1,11 +1,13 @@
 #pragma once
-// What generate, chat and the benchmark share: the model, backend and sampling options of the
-// command line, turned into engine objects.
+// What generate, chat, folio-server and the benchmark share: the model, backend and sampling options
+// of the command line, turned into engine objects (the engine itself through make_engine,
+// engine/client).
 #include <memory>
 #include <set>
 #include <string>
 
 #include "app/cli/cli_args.h"
+#include "engine/frontdoor/engine_client.h"
 #include "engine/model/model.h"
 #include "engine/runtime/engine_options.h"
 #include "engine/sampling/sampling_params.h"
@@ -32,5 +34,26 @@ EngineOptions engine_options_from_args(const Args& args);
 // Sampling from the flags (a value out of its range is a UsageError), falling back to the checkpoint's generation_config.json, then greedy.
 SamplingParams sampling_from_args(const Args& args, const Model& model);
 SamplingParams sampling_from_args(const Args& args, const GenerationDefaults& defaults);
+
+// The remote engine's options: --endpoint URL [--api-key KEY] [--remote-model NAME].
+std::set<std::string> remote_options();
+// Their lines of a usage text.
+const char* remote_options_usage();
+// --backend remote: an OpenAI-compatible server runs the model.
+bool is_remote(const Args& args);
+
+// What generate and chat run on: the engine the flags name (a model loaded here, or a server) and
+// the sampling they ask for.
+struct OpenedEngine {
+    std::unique_ptr<EngineClient> client;
+    // The flags, with the local model's generation_config.json as fallback (remote: the flags, else
+    // greedy).
+    SamplingParams sampling;
+};
+// Loads the model and starts the engine (local) or checks the endpoint (remote); throws folio::Error
+// for bad flags, an unloadable model or an unreachable server.
+OpenedEngine open_engine(const Args& args, bool show_progress);
+// For display: "NAME (QUANTIZATION)", or a server's model id.
+std::string model_display_name(const EngineModelInfo& info);
 
 }  // namespace folio::cli

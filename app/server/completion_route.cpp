@@ -221,7 +221,7 @@ void answer_stream(const std::shared_ptr<Exchange>& x, httplib::Response& res) {
             return true;
         },
         [x](bool success) {
-            if (!success || x->sse->failed() || !x->all_finished()) x->lm->router->cancel(*x->stream);
+            if (!success || x->sse->failed() || !x->all_finished()) x->lm->requests.cancel(*x->stream);
         });
 }
 
@@ -240,12 +240,12 @@ void handle_completion(const std::shared_ptr<LoadedModel>& lm, const std::string
     x->logprobs = api.request.sampling.logprobs >= 0;
     x->choices.resize(size_t(api.n));
     if (api.stream) x->sse.emplace(x->header, api.n, api.include_usage);
-    x->stream = lm->router->submit(std::move(request), api.n);
+    x->stream = lm->requests.submit(std::move(request), api.n);
     if (!api.stream) {
         try {
             answer_whole(*x, res);
         } catch (...) {
-            lm->router->cancel(*x->stream);
+            lm->requests.cancel(*x->stream);
             throw;
         }
         return;
@@ -253,7 +253,7 @@ void handle_completion(const std::shared_ptr<LoadedModel>& lm, const std::string
     try {
         answer_stream(x, res);
     } catch (...) {
-        lm->router->cancel(*x->stream);
+        lm->requests.cancel(*x->stream);
         throw;
     }
 }

@@ -64,39 +64,35 @@ void HttpServer::stop() {
     if (http_->is_running()) http_->stop();
 }
 
-void HttpServer::set_loaded(std::shared_ptr<const Model> model, std::unique_ptr<Engine> engine) {
+void HttpServer::set_loaded(std::shared_ptr<const Model> model, std::unique_ptr<EngineClient> engine) {
     auto loaded = std::make_shared<LoadedModel>(std::move(model), std::move(engine), metrics_);
     std::lock_guard lock(mutex_);
     loaded_ = std::move(loaded);
 }
 
-void HttpServer::attach(std::shared_ptr<const Model> model, EngineClient& engine, EventRouter& router) {
-    auto loaded = std::make_shared<LoadedModel>(std::move(model), engine, router, metrics_);
+void HttpServer::attach(std::shared_ptr<const Model> model, EngineClient& engine) {
+    auto loaded = std::make_shared<LoadedModel>(std::move(model), engine, metrics_);
     std::lock_guard lock(mutex_);
     loaded_ = std::move(loaded);
 }
 
 void HttpServer::detach(const std::string& reason) {
     std::weak_ptr<LoadedModel> last;
-    EventRouter* borrowed = nullptr;
     {
         std::lock_guard lock(mutex_);
         // Before any request is cancelled: a handler reads it once its Cancelled event has come.
         if (loaded_) loaded_->withdrawn_because = reason;
-        if (loaded_ && !loaded_->owned_router) borrowed = loaded_->router;
         last = loaded_;
         loaded_.reset();
     }
     // A handler may still be between taking the model and submitting: cancel again until every
-    // handler has let go.
+    // handler has let go. The last one gone takes the requests' metrics recording with it (a lent
+    // engine's late events no longer reach this server's metrics).
     while (auto lm = last.lock()) {
-        lm->router->cancel_all();
+        lm->requests.cancel_all();
         lm.reset();
         std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
-    // Nobody uses the borrowed router now; it must not record into this server's metrics later
-    // (an owned router went with its LoadedModel).
-    if (borrowed) borrowed->set_metrics(nullptr);
 }
 
 int HttpServer::requests_in_flight() const {

@@ -43,11 +43,10 @@ public:
     void stop();
 
     // The model is ready: /health turns 200 and the API answers.
-    void set_loaded(std::shared_ptr<const Model> model, std::unique_ptr<Engine> engine);
-    // The desktop app's engine (its EngineClient), lent with the router API requests are submitted
-    // through (API requests and the app's own share the engine's batch and KV pool). Both must stay
-    // alive until detach().
-    void attach(std::shared_ptr<const Model> model, EngineClient& engine, EventRouter& router);
+    void set_loaded(std::shared_ptr<const Model> model, std::unique_ptr<EngineClient> engine);
+    // The desktop app's engine, lent (API requests and the app's own share the engine's batch and KV
+    // pool; each request's events go to its own sink). It must stay alive until detach().
+    void attach(std::shared_ptr<const Model> model, EngineClient& engine);
     // Back to 503 ("Loading model"): every API request in flight ends with an error that says
     // `reason` (a stream with an error event, a whole answer with a 503), and this returns once
     // no handler uses the engine any more (bounded by the write timeout of a client that stopped

@@ -16,7 +16,7 @@
 #include "app/cli/cli_args.h"
 #include "app/cli/engine_setup.h"
 #include "app/server/http_server.h"
-#include "engine/backends/backend_factory.h"
+#include "engine/client/make_engine.h"
 #include "engine/core/error.h"
 
 namespace {
@@ -138,8 +138,8 @@ int serve(Parsed& p) {
     std::thread loader([&] {
         try {
             std::shared_ptr<const folio::Model> model = folio::cli::load_model_from_args(args, false);
-            auto engine = std::make_unique<folio::Engine>(model, folio::make_backend(*model, folio::backend_options_for(p.engine)), p.engine);
-            server.set_loaded(model, std::move(engine));
+            // The model is loaded here: the routes check prompts against it and tokenize with it.
+            server.set_loaded(model, folio::make_local_engine(model, p.engine));
             std::printf("folio-server: ready (model %s, context %d tokens)\n", name.c_str(), model->context_length());
             std::fflush(stdout);
         } catch (const std::exception& e) {

@@ -20,7 +20,7 @@ struct ApiRequest {
     std::string model;            // as asked; empty when the request named none
     Request request;              // prompt (messages, prompt_text or prompt_ids), sampling, stop strings
     std::optional<int> max_tokens;  // unset: as many as the context leaves
-    int n = 1;                    // choices: one engine request with n replies (see EventRouter::submit)
+    int n = 1;                    // choices: one engine request with n replies (see ApiRequests::submit)
     bool stream = false;
     bool include_usage = false;   // stream_options.include_usage
 };

@@ -2,18 +2,13 @@
 
 namespace folio::server {
 
-LoadedModel::LoadedModel(std::shared_ptr<const Model> m, std::unique_ptr<Engine> e, ServerMetrics& metrics)
-    : model(std::move(m)), owned_engine(std::move(e)), engine(owned_engine.get()), input(*model) {
-    owned_router = std::make_unique<EventRouter>(*engine);
-    router = owned_router.get();
-    router->set_metrics(&metrics);
-}
+LoadedModel::LoadedModel(std::shared_ptr<const Model> m, std::unique_ptr<EngineClient> e, ServerMetrics& metrics)
+    : model(std::move(m)), owned_engine(std::move(e)), engine(owned_engine.get()), requests(*engine, &metrics), input(*model) {}
 
-LoadedModel::LoadedModel(std::shared_ptr<const Model> m, EngineClient& e, EventRouter& r, ServerMetrics& metrics)
-    : model(std::move(m)), engine(&e), router(&r), input(*model) {
-    router->set_metrics(&metrics);
-}
+LoadedModel::LoadedModel(std::shared_ptr<const Model> m, EngineClient& e, ServerMetrics& metrics)
+    : model(std::move(m)), engine(&e), requests(e, &metrics), input(*model) {}
 
+// An owned engine stops first: its threads call the sinks of the requests submitted here.
 LoadedModel::~LoadedModel() { owned_engine.reset(); }
 
 }  // namespace folio::server

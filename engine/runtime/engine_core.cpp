@@ -482,6 +482,10 @@ std::vector<CoreEvent> EngineCore::step() {
     total_prompt_tokens_ += prefill_tokens;
     window_.add(t0, now, prefill_tokens, decode_tokens);
     peak_blocks_used_ = std::max(peak_blocks_used_, sched_.kv().pool().num_used());
+    batched_seqs_total_ += last_batch_seqs_;
+    const KvCounters kv = sched_.kv().counters();
+    kv_slots_allocated_total_ += kv.slots_allocated;
+    kv_slots_filled_total_ += kv.slots_filled;
     return std::exchange(pending_, {});
 }
 EngineStats EngineCore::stats() const {
@@ -498,6 +502,9 @@ EngineStats EngineCore::stats() const {
     st.last_batch_tokens = last_batch_tokens_;
     st.last_step_ms = last_step_ms_;
     st.steps = steps_;
+    st.batched_seqs_total = batched_seqs_total_;
+    st.kv_slots_allocated_total = kv_slots_allocated_total_;
+    st.kv_slots_filled_total = kv_slots_filled_total_;
     st.prefill_tok_s = window_.prefill_rate(now);
     st.decode_tok_s = window_.decode_rate(now);
     st.total_prompt_tokens = total_prompt_tokens_;

@@ -120,6 +120,7 @@ private:
     // Stats
     ThroughputWindow window_;
     int64_t steps_ = 0;
+    int64_t batched_seqs_total_ = 0, kv_slots_allocated_total_ = 0, kv_slots_filled_total_ = 0;
     int64_t total_prompt_tokens_ = 0;
     int64_t total_generated_tokens_ = 0;
     int last_batch_seqs_ = 0;

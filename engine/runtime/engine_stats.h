@@ -36,6 +36,12 @@ struct EngineStats {
     int last_batch_tokens = 0;
     double last_step_ms = 0;
     int64_t steps = 0;
+    // Summed over every step since start, so a client can take a run's averages from two snapshots:
+    // sequences per step (batched_seqs_total / steps) and the KV pool's fragmentation (unused slots
+    // inside allocated blocks over allocated slots).
+    int64_t batched_seqs_total = 0;
+    int64_t kv_slots_allocated_total = 0;
+    int64_t kv_slots_filled_total = 0;
     // Throughput over a recent window (about the last second)
     double prefill_tok_s = 0;
     double decode_tok_s = 0;

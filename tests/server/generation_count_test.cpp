@@ -8,7 +8,7 @@
 #include <mutex>
 #include <regex>
 
-#include "app/server/event_router.h"
+#include "app/server/api_requests.h"
 #include "app/server/metrics.h"
 #include "engine/backend/wrapped_backend.h"
 #include "engine/cpu/cpu_backend.h"
@@ -71,13 +71,12 @@ TEST(GenerationTokens, CountedWhileTheReplyStreams) {
     {
         auto engine_owner = std::make_unique<Engine>(model, std::move(backend), o);
         Engine& engine = *engine_owner;
-        EventRouter router(engine);
-        router.set_metrics(&metrics);
+        ApiRequests requests(engine, &metrics);
         Request r;
         r.prompt_ids = {1, 50, 60, 70};
         r.stop.max_tokens = 12;
         r.stop.ignore_eos = true;
-        const auto stream = router.submit(std::move(r));
+        const auto stream = requests.submit(std::move(r));
         held->wait_until_held();
         int tokens = 0;
         for (int waits = 0; tokens < 5 && waits < 50; ++waits)
@@ -86,7 +85,7 @@ TEST(GenerationTokens, CountedWhileTheReplyStreams) {
                 ++tokens;
             }
         ASSERT_EQ(tokens, 5) << "five tokens before the held step";
-        EXPECT_EQ(router.in_flight(), 1u);
+        EXPECT_EQ(requests.in_flight(), 1u);
         EXPECT_EQ(generation_tokens(metrics, engine), 5.0) << "tokens are counted as they come, not when the request ends";
         held->release();
         bool finished = false;
@@ -94,8 +93,7 @@ TEST(GenerationTokens, CountedWhileTheReplyStreams) {
             for (const Event& e : stream->wait(std::chrono::milliseconds(200))) finished = finished || e.kind != Event::Kind::Token;
         ASSERT_TRUE(finished);
         EXPECT_EQ(generation_tokens(metrics, engine), 12.0);
-        router.set_metrics(nullptr);
-        engine_owner.reset();  // the engine's threads stop before the router goes
+        engine_owner.reset();  // the engine's threads stop before the requests' sinks go
     }
 }
 

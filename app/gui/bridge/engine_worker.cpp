@@ -6,7 +6,6 @@
 
 #include "app/gui/bridge/engine_request.h"
 #include "app/gui/serve/local_api_server.h"
-#include "app/server/event_router.h"
 #include "engine/backend/backend.h"
 #include "engine/client/make_engine.h"
 #include "engine/core/error.h"
@@ -110,8 +109,7 @@ void EngineWorker::install(std::unique_ptr<EngineClient> client, std::shared_ptr
     client_ = std::move(client);
     model_ = std::move(model);
     // A server's model is not lent on: the API answers 503 while chats go to a server.
-    if (model_) router_ = std::make_unique<server::EventRouter>(*client_);
-    if (api_ && router_) api_->attach(model_, *client_, *router_);
+    if (api_ && model_) api_->attach(model_, *client_);
     const EngineStats st = client_->stats();
     const EngineModelInfo& m = client_->model_info();
     // Never the key in the log: describe() names the model and the URL only.
@@ -175,7 +173,6 @@ void EngineWorker::endEngine(Ending why) {
     }
     reportApiRequests(0);
     client_.reset();  // a server's: cancels its requests and waits for their threads
-    router_.reset();  // after the engine: no event of it comes any more
     model_.reset();
     pending_.clear();
     pendingOrder_.clear();
@@ -190,7 +187,7 @@ void EngineWorker::startServing(int port, const QString& apiKey) {
     try {
         status.port = api_->start(status.host.toStdString(), port, apiKey.toStdString(), model_ ? model_->name : std::string());
         status.listening = true;
-        if (client_ && router_) api_->attach(model_, *client_, *router_);
+        if (client_ && model_) api_->attach(model_, *client_);
     } catch (const std::exception& e) {
         spdlog::warn("{}", e.what());
         status.port = port;

@@ -18,10 +18,6 @@ struct Event;
 struct Model;
 }  // namespace folio
 
-namespace folio::server {
-class EventRouter;
-}
-
 namespace folio::app {
 
 class LocalApiServer;
@@ -79,9 +75,6 @@ private:
     void flushReply(quint64 requestId);
 
     std::unique_ptr<LocalApiServer> api_;  // while serving
-    // "Serve on localhost" submits API requests through this router (their sink); it goes after the
-    // engine (declared before it), so no late event of an API request finds it gone.
-    std::unique_ptr<folio::server::EventRouter> router_;  // a local engine's
     std::shared_ptr<const folio::Model> model_;           // a local engine's model (null: remote)
     std::unique_ptr<folio::EngineClient> client_;         // null: no model
     quint64 engineGeneration_ = 0;  // bumps per engine so late events of an old one are dropped

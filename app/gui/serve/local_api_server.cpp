@@ -65,10 +65,10 @@ void LocalApiServer::stop() {
     spdlog::info("stopped serving the OpenAI API");
 }
 
-void LocalApiServer::attach(std::shared_ptr<const Model> model, EngineClient& engine, server::EventRouter& router) {
+void LocalApiServer::attach(std::shared_ptr<const Model> model, EngineClient& engine) {
     if (!http_) return;
     http_->set_model_name(model->name);
-    http_->attach(std::move(model), engine, router);
+    http_->attach(std::move(model), engine);
 }
 
 void LocalApiServer::detach(const std::string& reason) {

@@ -17,7 +17,6 @@ struct Model;
 }  // namespace folio
 
 namespace folio::server {
-class EventRouter;
 class HttpServer;
 }  // namespace folio::server
 
@@ -41,9 +40,9 @@ public:
     void stop();
     bool running() const { return http_ != nullptr; }
 
-    // A local engine (its model: the prompts are checked against it) and the router its API requests
-    // go through; both stay alive until detach().
-    void attach(std::shared_ptr<const Model> model, EngineClient& engine, server::EventRouter& router);
+    // A local engine (its model: the prompts are checked against it); it stays alive until detach()
+    // (or stop()) has returned. API requests go to their own sinks on it.
+    void attach(std::shared_ptr<const Model> model, EngineClient& engine);
     // The API requests in flight end with an error that says `reason` ("the model was switched").
     void detach(const std::string& reason);
     // API requests being answered now.

@@ -14,47 +14,16 @@
 #include <thread>
 
 #include "app/server/http_server.h"
-#include "engine/backend/wrapped_backend.h"
 #include "engine/cpu/cpu_backend.h"
 #include "engine/frontdoor/engine.h"
 #include "engine/model/model.h"
 #include "tests/support/exact_engine.h"
+#include "tests/support/held_backend.h"
 
 namespace folio::server {
 namespace {
 
 using json = nlohmann::json;
-
-// The CPU backend, except that forward pass number `hold_at` (counting from 1) waits for release().
-class HeldBackend : public WrappedBackend {
-public:
-    HeldBackend(std::unique_ptr<Backend> inner, int hold_at) : WrappedBackend(std::move(inner)), hold_at_(hold_at) {}
-    void forward(const ForwardBatch& batch, std::vector<float>& logits) override {
-        if (++forwards_ == hold_at_) {
-            std::unique_lock lock(mutex_);
-            held_ = true;
-            cv_.notify_all();
-            cv_.wait(lock, [&] { return released_; });
-        }
-        WrappedBackend::forward(batch, logits);
-    }
-    void wait_until_held() {
-        std::unique_lock lock(mutex_);
-        cv_.wait(lock, [&] { return held_; });
-    }
-    void release() {
-        std::lock_guard lock(mutex_);
-        released_ = true;
-        cv_.notify_all();
-    }
-
-private:
-    int hold_at_;
-    int forwards_ = 0;  // the engine's step thread alone calls forward()
-    std::mutex mutex_;
-    std::condition_variable cv_;
-    bool held_ = false, released_ = false;
-};
 
 constexpr const char* kReason = "the model was switched in the app: send the request again";
 
